@@ -1,0 +1,100 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// options are the command-line flags.
+type options struct {
+	addr          string
+	platformRoot  string
+	mediationRoot string
+	tz            string
+	allowOrigin   string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "address to listen on (port 0 picks a free port)")
+	fs.StringVar(&o.platformRoot, "platform-root", "platform", "first path segment of the simulation service")
+	fs.StringVar(&o.mediationRoot, "mediation-root", "mediation", "first path segment of the mediation service")
+	fs.StringVar(&o.tz, "tz", "", "IANA time zone of the clock's date strings (default: the machine's local zone)")
+	fs.StringVar(&o.allowOrigin, "allow-origin", "*", "Access-Control-Allow-Origin of every response")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	if o.platformRoot == o.mediationRoot {
+		return o, fmt.Errorf("-platform-root and -mediation-root must differ")
+	}
+	return o, nil
+}
+
+// run starts the server and serves until ctx is done, then shuts down
+// gracefully. It writes "listening on http://<addr>" to stdout once the
+// listener is open, so a caller that asked for port 0 learns the port.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	loc := time.Local
+	if o.tz != "" {
+		if loc, err = time.LoadLocation(o.tz); err != nil {
+			return fmt.Errorf("-tz: %w", err)
+		}
+	}
+	home, err := sim.New(sim.Config{Location: loc})
+	if err != nil {
+		return err
+	}
+	handler := httpapi.NewHandler(httpapi.Config{
+		Home:          home,
+		PlatformRoot:  o.platformRoot,
+		MediationRoot: o.mediationRoot,
+		AllowOrigin:   o.allowOrigin,
+	})
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
+	}
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,141 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// DefaultMaxBodyBytes is the default limit of a request body: 1 MiB.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Config configures the handler returned by [NewHandler].
+type Config struct {
+	// Home is the simulation served under PlatformRoot. Required.
+	Home *sim.Home
+	// PlatformRoot is the first path segment of the simulation service.
+	// Empty means "platform".
+	PlatformRoot string
+	// MediationRoot is the first path segment of the mediation service.
+	// Empty means "mediation".
+	MediationRoot string
+	// AllowOrigin is the Access-Control-Allow-Origin of every response.
+	// Empty means "*".
+	AllowOrigin string
+	// MaxBodyBytes limits request bodies; larger ones get 413. Zero means
+	// [DefaultMaxBodyBytes].
+	MaxBodyBytes int64
+}
+
+// server holds the dependencies of the handlers.
+type server struct {
+	home    *sim.Home
+	maxBody int64
+}
+
+// NewHandler returns the HTTP handler of both services, as the REST contract
+// describes them. The handler is safe for concurrent use.
+func NewHandler(cfg Config) http.Handler {
+	if cfg.PlatformRoot == "" {
+		cfg.PlatformRoot = "platform"
+	}
+	if cfg.MediationRoot == "" {
+		cfg.MediationRoot = "mediation"
+	}
+	if cfg.AllowOrigin == "" {
+		cfg.AllowOrigin = "*"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	s := &server{home: cfg.Home, maxBody: cfg.MaxBodyBytes}
+	r := mux.NewRouter()
+	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, r, notFoundRoute(r))
+	})
+	r.MethodNotAllowedHandler = r.NotFoundHandler
+	s.routes(r, "/"+strings.Trim(cfg.PlatformRoot, "/"))
+	return recoverPanics(cors(cfg.AllowOrigin, r))
+}
+
+func notFoundRoute(r *http.Request) error {
+	return &routeError{path: r.URL.Path}
+}
+
+type routeError struct{ path string }
+
+func (e *routeError) Error() string     { return "no resource at " + e.path }
+func (e *routeError) Is(err error) bool { return err == errNotFound }
+
+// methods routes a path's requests by method. OPTIONS answers the CORS
+// preflight; HEAD is served by GET; other methods get 405 with Allow.
+type methods map[string]http.Handler
+
+func (m methods) allow() string {
+	order := []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodOptions}
+	var out []string
+	for _, k := range order {
+		_, ok := m[k]
+		if ok || k == http.MethodOptions || k == http.MethodHead && m[http.MethodGet] != nil {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h, ok := m[r.Method]
+	if !ok && r.Method == http.MethodHead {
+		h, ok = m[http.MethodGet]
+	}
+	switch {
+	case ok:
+		h.ServeHTTP(w, r)
+	case r.Method == http.MethodOptions:
+		w.Header().Set("Allow", m.allow())
+		w.Header().Set("Access-Control-Allow-Methods", m.allow())
+		w.WriteHeader(http.StatusOK)
+	default:
+		w.Header().Set("Allow", m.allow())
+		writeError(w, r, &methodError{method: r.Method, allow: m.allow()})
+	}
+}
+
+type methodError struct{ method, allow string }
+
+func (e *methodError) Error() string {
+	return "method " + e.method + " is not allowed here; allowed: " + e.allow
+}
+func (e *methodError) Is(err error) bool { return err == errMethod }
+
+// cors adds the CORS headers to every response.
+func cors(origin string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", origin)
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+		h.Set("Access-Control-Allow-Headers", "Origin, Content-Type, Accept, Authorization, X-Requested-With, Cache-Control, Last-Event-ID")
+		h.Set("Access-Control-Max-Age", "600")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverPanics turns a panic in a handler, which is a bug, into a 500.
+func recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				slog.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v)
+				encode(w, http.StatusInternalServerError, errorBody{Error: "internal error", Code: "internal"})
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// deviceType is an entry of GET /devices/deviceTypes.
+type deviceType struct {
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Services []string `json:"services"`
+}
+
+func (s *server) handleDeviceTypes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		kinds := sim.Kinds()
+		out := make([]deviceType, len(kinds))
+		for i, k := range kinds {
+			out[i] = deviceType{ID: k.Type(), Name: k.Name, Services: k.Services()}
+		}
+		encode(w, http.StatusOK, out)
+	})
+}
+
+func (s *server) handleDeviceList() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, s.home.Devices())
+	})
+}
+
+func (s *server) handleDeviceGet() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d, err := s.home.Device(pathID(r))
+		respond(w, r, d, err)
+	})
+}
+
+func (s *server) handleDeviceCreate() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		spec, err := deviceSpec(o)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		d, err := s.home.CreateDevice(spec)
+		respond(w, r, d, err)
+	})
+}
+
+// deviceSpec reads a device creation payload.
+func deviceSpec(o object) (spec sim.DeviceSpec, err error) {
+	if spec.ID, err = o.id("id", "deviceId"); err != nil {
+		return spec, err
+	}
+	if spec.ID == "" {
+		return spec, invalidf("field \"deviceId\" (or \"id\") is required")
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"name", &spec.Name}, {"type", &spec.Type}} {
+		v, err := o.str(f.name)
+		if err != nil {
+			return spec, err
+		}
+		if v != nil {
+			*f.dst = *v
+		}
+	}
+	if spec.PositionX, err = o.coordinate("positionX"); err != nil {
+		return spec, err
+	}
+	if spec.PositionY, err = o.coordinate("positionY"); err != nil {
+		return spec, err
+	}
+	spec.Properties, err = o.values("properties")
+	return spec, err
+}
+
+func (s *server) handleDeviceUpdate() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := pathID(r)
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		u, err := deviceUpdate(o, id)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		d, err := s.home.UpdateDevice(id, u)
+		respond(w, r, d, err)
+	})
+}
+
+// deviceUpdate reads a device update payload.
+func deviceUpdate(o object, id string) (u sim.DeviceUpdate, err error) {
+	if err = o.checkPathID(id, "id", "deviceId"); err != nil {
+		return u, err
+	}
+	for _, f := range []struct {
+		name string
+		dst  **string
+	}{{"name", &u.Name}, {"type", &u.Type}, {"location", &u.Location}, {"state", &u.State}, {"fault", &u.Fault}} {
+		if *f.dst, err = o.str(f.name); err != nil {
+			return u, err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  **int
+	}{{"positionX", &u.PositionX}, {"positionY", &u.PositionY}, {"width", &u.Width}, {"height", &u.Height}} {
+		if *f.dst, err = o.coordinate(f.name); err != nil {
+			return u, err
+		}
+	}
+	u.Properties, err = o.values("properties")
+	return u, err
+}
+
+func (s *server) handleDeviceDelete() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		respondEmpty(w, r, s.home.DeleteDevice(pathID(r)))
+	})
+}

@@ -1,0 +1,124 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+func (s *server) handlePersonTypes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, sim.PersonTypes())
+	})
+}
+
+func (s *server) handlePersonList() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, s.home.Persons())
+	})
+}
+
+func (s *server) handlePersonGet() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := s.home.Person(pathID(r))
+		respond(w, r, p, err)
+	})
+}
+
+func (s *server) handlePersonCreate() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		spec, err := personSpec(o)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		p, err := s.home.CreatePerson(spec)
+		respond(w, r, p, err)
+	})
+}
+
+// personSpec reads a person creation payload.
+func personSpec(o object) (spec sim.PersonSpec, err error) {
+	if spec.ID, err = o.id("id", "personId"); err != nil {
+		return spec, err
+	}
+	if spec.ID == "" {
+		return spec, invalidf("field \"personId\" (or \"id\") is required")
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"name", &spec.Name}, {"type", &spec.Type}} {
+		v, err := o.str(f.name)
+		if err != nil {
+			return spec, err
+		}
+		if v != nil {
+			*f.dst = *v
+		}
+	}
+	if spec.PositionX, err = o.coordinate("positionX"); err != nil {
+		return spec, err
+	}
+	spec.PositionY, err = o.coordinate("positionY")
+	return spec, err
+}
+
+func (s *server) handlePersonUpdate() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := pathID(r)
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		u, err := personUpdate(o, id)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		p, err := s.home.UpdatePerson(id, u)
+		respond(w, r, p, err)
+	})
+}
+
+// personUpdate reads a person update payload. width and height are accepted
+// and ignored: persons have no size.
+func personUpdate(o object, id string) (u sim.PersonUpdate, err error) {
+	if err = o.checkPathID(id, "id", "personId"); err != nil {
+		return u, err
+	}
+	for _, f := range []struct {
+		name string
+		dst  **string
+	}{{"name", &u.Name}, {"type", &u.Type}, {"location", &u.Location}} {
+		if *f.dst, err = o.str(f.name); err != nil {
+			return u, err
+		}
+	}
+	for _, f := range []struct {
+		name string
+		dst  **int
+	}{{"positionX", &u.PositionX}, {"positionY", &u.PositionY}} {
+		if *f.dst, err = o.coordinate(f.name); err != nil {
+			return u, err
+		}
+	}
+	for _, n := range []string{"width", "height"} {
+		if _, err = o.coordinate(n); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
+}
+
+func (s *server) handlePersonDelete() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		respondEmpty(w, r, s.home.DeletePerson(pathID(r)))
+	})
+}

@@ -1,0 +1,124 @@
+package sim
+
+import "time"
+
+// ClockID is the id of the one simulation clock.
+const ClockID = "default"
+
+// MaxFactor is the largest accepted acceleration factor.
+const MaxFactor = 1_000_000
+
+// DateLayout is the layout of the clock's date strings, dd/MM/yyyy-HH:mm:ss.
+const DateLayout = "02/01/2006-15:04:05"
+
+// Bounds of the clock's start date, in milliseconds since the Unix epoch: the
+// years 1 to 9999, so that every date prints in [DateLayout].
+var (
+	minStartMillis = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	maxStartMillis = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).UnixMilli()
+)
+
+// Clock is the state of the simulation clock as clients see it.
+type Clock struct {
+	ID             string `json:"id"`
+	StartDateStr   string `json:"startDateStr"`
+	StartDate      int64  `json:"startDate"`
+	CurrentDateStr string `json:"currentDateStr"`
+	CurrentTime    int64  `json:"currentTime"`
+	Factor         int    `json:"factor"`
+	Pause          bool   `json:"pause"`
+}
+
+// ClockUpdate is a partial change of the clock: a nil field keeps its value.
+type ClockUpdate struct {
+	// Pause pauses (true) or resumes (false) simulated time.
+	Pause *bool
+	// StartDate, in milliseconds since the Unix epoch, restarts simulated
+	// time there: the current time becomes the start date.
+	StartDate *int64
+	// Factor is how many simulated milliseconds pass per real millisecond,
+	// from 1 to [MaxFactor].
+	Factor *int
+}
+
+// simClock maps wall time to simulated time. Simulated time is counted in
+// milliseconds: current = start + elapsed, where elapsed is folded at the
+// wall instant anchor and grows by factor × (wall − anchor) while running.
+// Every change first folds the elapsed time up to now and re-anchors, so a
+// change of factor or a pause never makes the current time jump.
+type simClock struct {
+	start   int64     // start date, ms since the epoch
+	elapsed int64     // simulated ms elapsed at anchor
+	anchor  time.Time // wall instant elapsed was folded at
+	factor  int64
+	paused  bool
+}
+
+// elapsedAt returns the simulated milliseconds elapsed at wall instant now.
+func (c *simClock) elapsedAt(now time.Time) int64 {
+	if c.paused {
+		return c.elapsed
+	}
+	real := now.Sub(c.anchor)
+	if real <= 0 {
+		return c.elapsed
+	}
+	ns := int64(real)
+	// factor × ns / 1e6 without overflowing for any realistic run.
+	const msNs = int64(time.Millisecond)
+	return c.elapsed + (ns/msNs)*c.factor + (ns%msNs)*c.factor/msNs
+}
+
+// nowMillis returns the simulated time at wall instant now.
+func (c *simClock) nowMillis(now time.Time) int64 { return c.start + c.elapsedAt(now) }
+
+// fold records the elapsed time up to now and re-anchors there.
+func (c *simClock) fold(now time.Time) {
+	c.elapsed = c.elapsedAt(now)
+	c.anchor = now
+}
+
+// advance moves simulated time forward by d milliseconds, whatever the wall
+// clock does.
+func (c *simClock) advance(now time.Time, d int64) {
+	c.fold(now)
+	c.elapsed += d
+}
+
+func (c *simClock) snapshot(now time.Time, loc *time.Location) Clock {
+	cur := c.nowMillis(now)
+	return Clock{
+		ID:             ClockID,
+		StartDateStr:   time.UnixMilli(c.start).In(loc).Format(DateLayout),
+		StartDate:      c.start,
+		CurrentDateStr: time.UnixMilli(cur).In(loc).Format(DateLayout),
+		CurrentTime:    cur,
+		Factor:         int(c.factor),
+		Pause:          c.paused,
+	}
+}
+
+func (u ClockUpdate) validate() error {
+	if u.Factor != nil && (*u.Factor < 1 || *u.Factor > MaxFactor) {
+		return invalidf("factor must be an integer from 1 to %d, not %d", MaxFactor, *u.Factor)
+	}
+	if u.StartDate != nil && (*u.StartDate < minStartMillis || *u.StartDate > maxStartMillis) {
+		return invalidf("startDate %d is outside the years 1 to 9999", *u.StartDate)
+	}
+	return nil
+}
+
+// apply changes the clock; u must be valid.
+func (c *simClock) apply(now time.Time, u ClockUpdate) {
+	c.fold(now)
+	if u.StartDate != nil {
+		c.start = *u.StartDate
+		c.elapsed = 0
+	}
+	if u.Factor != nil {
+		c.factor = int64(*u.Factor)
+	}
+	if u.Pause != nil {
+		c.paused = *u.Pause
+	}
+}

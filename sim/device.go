@@ -1,0 +1,519 @@
+package sim
+
+import (
+	"maps"
+	"math"
+	"reflect"
+	"slices"
+)
+
+// Device is a simulated device as clients see it.
+type Device struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Type is the canonical type, such as "iCasa.Heater".
+	Type string `json:"type"`
+	// Location is the id of the zone holding the device; empty when the
+	// device lies outside every zone.
+	Location string `json:"location,omitempty"`
+	// PositionX and PositionY are -1 while the device is not placed.
+	PositionX int `json:"positionX"`
+	PositionY int `json:"positionY"`
+	// Width and Height are the device's size on the plan, if set.
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	State  string `json:"state"`
+	Fault  string `json:"fault"`
+	// Services holds the three qualified interface names the device offers.
+	Services []string `json:"services"`
+	// Properties holds the kind's properties, any free ones, state, fault
+	// and, while the device is in a zone, Location.
+	Properties map[string]any `json:"properties"`
+}
+
+// device is a Device with its kind.
+type device struct {
+	Device
+	kind Kind
+}
+
+func (d *device) snapshot() Device {
+	c := d.Device
+	c.Services = slices.Clone(d.Services)
+	c.Properties = cloneProps(d.Properties)
+	return c
+}
+
+func (d *device) clone() *device {
+	return &device{Device: d.snapshot(), kind: d.kind}
+}
+
+// DeviceSpec describes a device to create.
+type DeviceSpec struct {
+	// ID is required: see [ValidID].
+	ID string
+	// Name defaults to the id.
+	Name string
+	// Type names the kind: see [LookupKind].
+	Type string
+	// PositionX and PositionY place the device; nil leaves it at -1.
+	PositionX, PositionY *int
+	// Properties are merged over the kind's defaults, as in an update.
+	Properties map[string]any
+}
+
+// DeviceUpdate is a partial change of a device: a nil field keeps its value.
+type DeviceUpdate struct {
+	// Name, when set to "", resets the name to the id.
+	Name *string
+	// Type may only name the device's own kind; it cannot change.
+	Type *string
+	// PositionX and PositionY move the device.
+	PositionX, PositionY *int
+	// Location, when no position is given and it names another zone than
+	// the device's, moves the device to the centre of that zone.
+	Location *string
+	// Width and Height set the device's size on the plan.
+	Width, Height *int
+	// State is "activated" or "deactivated"; Fault is "yes" or "no".
+	State, Fault *string
+	// Properties are merged into the device's: the kind's properties are
+	// type- and range-checked, a nil value removes a free property.
+	Properties map[string]any
+}
+
+// CreateDevice adds a device and returns it. A bad id, an unknown type or a
+// bad property is an error of kind [ErrInvalid]; a used id is [ErrConflict].
+func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
+	if err := checkID("device", spec.ID); err != nil {
+		return Device{}, err
+	}
+	kind, err := LookupKind(spec.Type)
+	if err != nil {
+		return Device{}, err
+	}
+	d := &device{kind: kind, Device: Device{
+		ID: spec.ID, Name: spec.Name, Type: kind.Type(),
+		PositionX: -1, PositionY: -1,
+		State: StateActivated, Fault: FaultNo,
+		Services:   kind.Services(),
+		Properties: map[string]any{PropState: StateActivated, PropFault: FaultNo},
+	}}
+	for _, p := range kind.Properties {
+		d.Properties[p.Name] = p.Default
+	}
+	if d.Name == "" {
+		d.Name = d.ID
+	}
+	if err := checkName("device name", d.Name, false); err != nil {
+		return Device{}, err
+	}
+	if err := setPosition(&d.PositionX, &d.PositionY, spec.PositionX, spec.PositionY); err != nil {
+		return Device{}, err
+	}
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.devices.get(d.ID); ok {
+		return Device{}, conflictf("device %q already exists", d.ID)
+	}
+	h.placeDeviceLocked(d)
+	if err := applyProperties(d, spec.Properties); err != nil {
+		return Device{}, err
+	}
+	h.placeDeviceLocked(d)
+	h.devices.add(d.ID, d)
+	h.publishDeviceLocked(EventDeviceAdded, d)
+	return d.snapshot(), nil
+}
+
+// Device returns the device with the given id, or an error of kind
+// [ErrNotFound].
+func (h *Home) Device(id string) (Device, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d, ok := h.devices.get(id)
+	if !ok {
+		return Device{}, notFoundf("device %q", truncate(id))
+	}
+	return d.snapshot(), nil
+}
+
+// Devices returns every device, in creation order.
+func (h *Home) Devices() []Device {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Device, len(h.devices.list))
+	for i, d := range h.devices.list {
+		out[i] = d.snapshot()
+	}
+	return out
+}
+
+// UpdateDevice applies a partial change to a device and returns the device
+// after it. The change is validated in full before anything is applied: a
+// bad value is an error of kind [ErrInvalid], a location naming no zone
+// [ErrNotFound], and either leaves the device as it was.
+func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cur, ok := h.devices.get(id)
+	if !ok {
+		return Device{}, notFoundf("device %q", truncate(id))
+	}
+	next := cur.clone()
+	if u.Type != nil {
+		k, err := LookupKind(*u.Type)
+		if err != nil {
+			return Device{}, err
+		}
+		if k.Name != cur.kind.Name {
+			return Device{}, invalidf("device type cannot change from %s to %s", cur.Type, k.Type())
+		}
+	}
+	if u.Name != nil {
+		next.Name = *u.Name
+		if next.Name == "" {
+			next.Name = next.ID
+		}
+		if err := checkName("device name", next.Name, false); err != nil {
+			return Device{}, err
+		}
+	}
+	for _, s := range []struct {
+		name string
+		dst  *int
+		v    *int
+	}{{"width", &next.Width, u.Width}, {"height", &next.Height, u.Height}} {
+		if s.v == nil {
+			continue
+		}
+		if *s.v < 0 || *s.v > MaxCoordinate {
+			return Device{}, invalidf("%s must be between 0 and %d, not %d", s.name, MaxCoordinate, *s.v)
+		}
+		*s.dst = *s.v
+	}
+	if err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
+		return Device{}, err
+	}
+	if err := applyProperties(next, u.Properties); err != nil {
+		return Device{}, err
+	}
+	if u.State != nil {
+		if err := setState(next, *u.State); err != nil {
+			return Device{}, err
+		}
+	}
+	if u.Fault != nil {
+		if err := setFault(next, *u.Fault); err != nil {
+			return Device{}, err
+		}
+	}
+	h.placeDeviceLocked(next)
+
+	old := cur.snapshot()
+	*cur = *next
+	h.publishDeviceDiffLocked(old, cur)
+	return cur.snapshot(), nil
+}
+
+// DeleteDevice removes a device. An unknown id is an error of kind
+// [ErrNotFound].
+func (h *Home) DeleteDevice(id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.devices.get(id); !ok {
+		return notFoundf("device %q", truncate(id))
+	}
+	h.devices.remove(id)
+	h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: id})
+	return nil
+}
+
+// setPosition validates and stores the sent coordinates.
+func setPosition(x, y *int, nx, ny *int) error {
+	if nx != nil {
+		if err := checkPosition("positionX", *nx); err != nil {
+			return err
+		}
+	}
+	if ny != nil {
+		if err := checkPosition("positionY", *ny); err != nil {
+			return err
+		}
+	}
+	setIf(x, nx)
+	setIf(y, ny)
+	return nil
+}
+
+// moveLocked applies a position change, or else a move to the centre of the
+// zone named by location when it differs from the current one.
+func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *string) error {
+	if nx != nil || ny != nil {
+		return setPosition(x, y, nx, ny)
+	}
+	if location == nil || *location == "" || *location == current {
+		return nil
+	}
+	z, ok := h.zones.get(*location)
+	if !ok {
+		return notFoundf("location: zone %q", truncate(*location))
+	}
+	*x, *y = z.Centre()
+	return nil
+}
+
+// applyProperties merges props into d, validating each. d is a working copy:
+// on error the caller drops it.
+func applyProperties(d *device, props map[string]any) error {
+	for _, k := range slices.Sorted(maps.Keys(props)) {
+		v := props[k]
+		if err := checkName("property name", k, false); err != nil {
+			return err
+		}
+		switch k {
+		case PropState:
+			s, ok := v.(string)
+			if !ok {
+				return invalidf("property %q must be a string, not %s", k, describe(v))
+			}
+			if err := setState(d, s); err != nil {
+				return err
+			}
+			continue
+		case PropFault:
+			s, ok := v.(string)
+			if !ok {
+				return invalidf("property %q must be a string, not %s", k, describe(v))
+			}
+			if err := setFault(d, s); err != nil {
+				return err
+			}
+			continue
+		case PropLocation:
+			// Derived from the position: a client may send back the current
+			// value (or nothing), never another.
+			if s, ok := v.(string); v == nil || ok && (s == d.Location || d.Location == "" && s == LocationUnknown) {
+				continue
+			}
+			return invalidf("property %q is derived from the position: send positionX and positionY, or location", k)
+		}
+		spec, defined := d.kind.Property(k)
+		switch {
+		case defined && spec.Derived:
+			if valueEqual(d.Properties[k], v) || v == nil {
+				continue
+			}
+			if f, ok := toFloat(v); ok && valueEqual(d.Properties[k], f) {
+				continue
+			}
+			return invalidf("property %q is derived by the simulation and cannot be set", k)
+		case defined:
+			if v == nil {
+				return invalidf("property %q is defined by %s devices and cannot be removed", k, d.kind.Name)
+			}
+			nv, err := spec.check(v)
+			if err != nil {
+				return err
+			}
+			d.Properties[k] = nv
+		case v == nil:
+			delete(d.Properties, k)
+		default:
+			nv, err := normalizeValue(k, v, 0)
+			if err != nil {
+				return err
+			}
+			d.Properties[k] = nv
+		}
+	}
+	return nil
+}
+
+func setState(d *device, s string) error {
+	if s != StateActivated && s != StateDeactivated {
+		return invalidf("state must be %q or %q, not %q", StateActivated, StateDeactivated, truncate(s))
+	}
+	d.State = s
+	d.Properties[PropState] = s
+	return nil
+}
+
+func setFault(d *device, s string) error {
+	if s != FaultYes && s != FaultNo {
+		return invalidf("fault must be %q or %q, not %q", FaultYes, FaultNo, truncate(s))
+	}
+	d.Fault = s
+	d.Properties[PropFault] = s
+	return nil
+}
+
+// placeDeviceLocked recomputes the device's location and derived properties
+// from its position. It reports whether any of them changed.
+func (h *Home) placeDeviceLocked(d *device) bool {
+	z := h.locateLocked(d.PositionX, d.PositionY)
+	loc := ""
+	if z != nil {
+		loc = z.ID
+	}
+	changed := loc != d.Location
+	d.Location = loc
+	if loc == "" {
+		delete(d.Properties, PropLocation)
+	} else {
+		d.Properties[PropLocation] = loc
+	}
+	if _, ok := d.kind.Property(PropMaxIlluminance); ok {
+		mi := 0.0
+		if a := zoneArea(z); a > 0 {
+			p, _ := toFloat(d.Properties[PropMaxPower])
+			mi = p * IlluminancePerWatt / a
+		}
+		if d.Properties[PropMaxIlluminance] != mi {
+			d.Properties[PropMaxIlluminance] = mi
+			changed = true
+		}
+	}
+	return changed
+}
+
+// IlluminancePerWatt is the luminous efficacy of lights, in lumen per watt:
+// a zone's illuminance is the lights' power × IlluminancePerWatt / area.
+const IlluminancePerWatt = 680.0
+
+func zoneArea(z *Zone) float64 {
+	if z == nil {
+		return 0
+	}
+	return z.AreaM2()
+}
+
+func (h *Home) publishDeviceLocked(t EventType, d *device) {
+	e := Event{Type: t, DeviceID: d.ID}
+	if h.watchedLocked() {
+		s := d.snapshot()
+		e.Device = &s
+	}
+	h.publishLocked(e)
+}
+
+// publishDeviceDiffLocked publishes the events that turn old into d.
+func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
+	if !h.watchedLocked() {
+		return
+	}
+	snap := func() *Device { s := d.snapshot(); return &s }
+	if old.PositionX != d.PositionX || old.PositionY != d.PositionY {
+		h.publishLocked(Event{Type: EventDevicePositionUpdate, DeviceID: d.ID, Device: snap()})
+	}
+	if old.Name != d.Name || old.Width != d.Width || old.Height != d.Height {
+		h.publishLocked(Event{Type: EventDeviceUpdated, DeviceID: d.ID, Device: snap()})
+	}
+	keys := slices.Sorted(maps.Keys(old.Properties))
+	for k := range d.Properties {
+		if _, ok := old.Properties[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		ov, had := old.Properties[k]
+		nv, has := d.Properties[k]
+		var t EventType
+		switch {
+		case had && !has:
+			t = EventDevicePropertyRemoved
+		case !had && has:
+			t = EventDevicePropertyAdded
+		case !valueEqual(ov, nv):
+			t = EventDevicePropertyUpdated
+		default:
+			continue
+		}
+		h.publishLocked(Event{Type: t, DeviceID: d.ID, Device: snap(), Property: k, Value: cloneValue(nv), OldValue: cloneValue(ov)})
+	}
+}
+
+// maxValueDepth bounds the nesting of free property values.
+const maxValueDepth = 32
+
+// normalizeValue checks that v is a JSON value (nil, bool, string, number,
+// []any, map[string]any), turns every number into a finite float64 and
+// returns a deep copy.
+func normalizeValue(name string, v any, depth int) (any, error) {
+	if depth > maxValueDepth {
+		return nil, invalidf("property %q is nested deeper than %d levels", name, maxValueDepth)
+	}
+	switch x := v.(type) {
+	case nil, bool:
+		return x, nil
+	case string:
+		if err := checkName("property "+truncate(name), x, true); err != nil {
+			return nil, err
+		}
+		return x, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			n, err := normalizeValue(name, e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = n
+		}
+		return out, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			n, err := normalizeValue(name, e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = n
+		}
+		return out, nil
+	}
+	f, ok := toFloat(v)
+	if !ok {
+		return nil, invalidf("property %q holds %s, which is not a JSON value", name, describe(v))
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil, invalidf("property %q must be a finite number", name)
+	}
+	return f, nil
+}
+
+func cloneValue(v any) any {
+	switch x := v.(type) {
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = cloneValue(e)
+		}
+		return out
+	case map[string]any:
+		return cloneProps(x)
+	}
+	return v
+}
+
+func cloneProps(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneValue(v)
+	}
+	return out
+}
+
+func valueEqual(a, b any) bool {
+	switch a.(type) {
+	case []any, map[string]any:
+		return reflect.DeepEqual(a, b)
+	}
+	switch b.(type) {
+	case []any, map[string]any:
+		return false
+	}
+	return a == b
+}

@@ -1,0 +1,146 @@
+package sim
+
+import (
+	"errors"
+	"slices"
+)
+
+// EventType names a change, with the event names of the original iCasa.
+type EventType string
+
+// The event types a [Home] produces.
+const (
+	EventZoneAdded           EventType = "zone-added"
+	EventZoneRemoved         EventType = "zone-removed"
+	EventZoneMoved           EventType = "zone-moved"
+	EventZoneResized         EventType = "zone-resized"
+	EventZoneUpdated         EventType = "zone-updated" // name or isRoom changed
+	EventZoneVariableAdded   EventType = "zone-variable-added"
+	EventZoneVariableUpdated EventType = "zone-variable-updated"
+	EventZoneVariableRemoved EventType = "zone-variable-removed"
+
+	EventDeviceAdded           EventType = "device-added"
+	EventDeviceRemoved         EventType = "device-removed"
+	EventDevicePositionUpdate  EventType = "device-position-update"
+	EventDeviceUpdated         EventType = "device-updated" // name, width or height changed
+	EventDevicePropertyAdded   EventType = "device-property-added"
+	EventDevicePropertyUpdated EventType = "device-property-updated"
+	EventDevicePropertyRemoved EventType = "device-property-removed"
+	EventDeviceEvent           EventType = "device-event"
+
+	EventPersonAdded          EventType = "person-added"
+	EventPersonRemoved        EventType = "person-removed"
+	EventPersonPositionUpdate EventType = "person-position-update"
+	EventPersonUpdated        EventType = "person-updated" // name or type changed
+
+	EventClockModified EventType = "clock-modified"
+)
+
+// Event is one change of a [Home]. The snapshot fields (Zone, Device, Person,
+// Clock) hold the whole entity after the change; they are copies the receiver
+// owns. For removals only the id is set.
+type Event struct {
+	// Seq orders the events of a Home: it grows with every change.
+	Seq uint64
+	// Type is the kind of change.
+	Type EventType
+	// Time is the simulated time of the change, in ms since the epoch.
+	Time int64
+
+	ZoneID   string
+	Zone     *Zone
+	DeviceID string
+	Device   *Device
+	PersonID string
+	Person   *Person
+	Clock    *Clock
+
+	// Property names the changed property (device events) or variable (zone
+	// events); Value is its new value, nil when removed, and OldValue the
+	// previous one, nil when added.
+	Property string
+	Value    any
+	OldValue any
+}
+
+// ErrSlowSubscriber is reported by [Subscription.Err] when a subscriber did
+// not keep up: its buffer filled, so it was disconnected rather than let it
+// slow the simulation down.
+var ErrSlowSubscriber = errors.New("subscriber too slow: disconnected")
+
+// Subscription receives the events of a [Home] on C, in order, until it is
+// closed. It is safe for concurrent use.
+type Subscription struct {
+	// C delivers the events. It is closed when the subscription ends, by
+	// Close or because the subscriber fell behind.
+	C <-chan Event
+
+	ch   chan Event
+	home *Home
+	err  error // guarded by home.mu
+}
+
+// Subscribe starts a subscription whose channel buffers up to buffer events
+// (at least 1). Events are never blocked on: when the buffer is full the
+// subscription is closed and Err returns [ErrSlowSubscriber]. Call Close when
+// done.
+func (h *Home) Subscribe(buffer int) *Subscription {
+	if buffer < 1 {
+		buffer = 1
+	}
+	ch := make(chan Event, buffer)
+	s := &Subscription{C: ch, ch: ch, home: h}
+	h.mu.Lock()
+	h.subs = append(h.subs, s)
+	h.mu.Unlock()
+	return s
+}
+
+// Close ends the subscription and closes C. It is safe to call more than once.
+func (s *Subscription) Close() {
+	s.home.mu.Lock()
+	defer s.home.mu.Unlock()
+	s.home.dropLocked(s, nil)
+}
+
+// Err returns nil while the subscription runs or after Close, and
+// [ErrSlowSubscriber] if it was closed because the subscriber fell behind.
+func (s *Subscription) Err() error {
+	s.home.mu.Lock()
+	defer s.home.mu.Unlock()
+	return s.err
+}
+
+// dropLocked removes s from the subscribers and closes its channel, once.
+func (h *Home) dropLocked(s *Subscription, err error) {
+	i := slices.Index(h.subs, s)
+	if i < 0 {
+		return
+	}
+	h.subs = slices.Delete(h.subs, i, i+1)
+	s.err = err
+	close(s.ch)
+}
+
+// watchedLocked reports whether anyone receives events, so that callers can
+// skip building snapshots nobody reads.
+func (h *Home) watchedLocked() bool { return len(h.subs) > 0 }
+
+// publishLocked numbers e and hands it to every subscriber without blocking.
+func (h *Home) publishLocked(e Event) {
+	h.seq++
+	if len(h.subs) == 0 {
+		return
+	}
+	e.Seq = h.seq
+	e.Time = h.nowLocked()
+	for i := 0; i < len(h.subs); {
+		s := h.subs[i]
+		select {
+		case s.ch <- e:
+			i++
+		default:
+			h.dropLocked(s, ErrSlowSubscriber)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package sim
+
+// PlanUnitMeters is the length of one plan unit, in metres.
+const PlanUnitMeters = 0.014
+
+// ZoneHeightUnits is the height of every zone, in plan units.
+const ZoneHeightUnits = 100
+
+// Contains reports whether the point (x, y) lies inside z. Edges are inclusive.
+func (z Zone) Contains(x, y int) bool {
+	return z.LeftX <= x && x <= z.RightX && z.TopY <= y && y <= z.BottomY
+}
+
+// area returns the zone's area in square plan units.
+func (z Zone) area() int64 {
+	return int64(z.RightX-z.LeftX) * int64(z.BottomY-z.TopY)
+}
+
+// AreaM2 returns the zone's floor area in square metres.
+func (z Zone) AreaM2() float64 {
+	return float64(z.RightX-z.LeftX) * PlanUnitMeters * float64(z.BottomY-z.TopY) * PlanUnitMeters
+}
+
+// VolumeM3 returns the zone's volume in cubic metres: its Volume variable
+// when set, else its area times a height of [ZoneHeightUnits] plan units.
+func (z Zone) VolumeM3() float64 {
+	if v, ok := z.Variables[VarVolume]; ok {
+		return v
+	}
+	return z.AreaM2() * ZoneHeightUnits * PlanUnitMeters
+}
+
+// Centre returns the zone's centre, truncated to plan units.
+func (z Zone) Centre() (x, y int) {
+	return z.LeftX + (z.RightX-z.LeftX)/2, z.TopY + (z.BottomY-z.TopY)/2
+}
+
+// locateLocked returns the zone that holds (x, y): the smallest by area of the
+// zones containing it, ties going to the zone created first; nil when no zone
+// contains the point.
+func (h *Home) locateLocked(x, y int) *Zone {
+	var best *Zone
+	var bestArea int64
+	for _, z := range h.zones.list {
+		if !z.Contains(x, y) {
+			continue
+		}
+		if a := z.area(); best == nil || a < bestArea {
+			best, bestArea = z, a
+		}
+	}
+	return best
+}
+
+// relocateAllLocked recomputes the location of every device and person after
+// zones changed, and publishes an event for each that moved between zones.
+func (h *Home) relocateAllLocked() {
+	for _, d := range h.devices.list {
+		old := d.snapshot()
+		if h.placeDeviceLocked(d) {
+			h.publishDeviceDiffLocked(old, d)
+		}
+	}
+	for _, p := range h.persons.list {
+		if h.placePersonLocked(p) {
+			h.publishPersonLocked(EventPersonPositionUpdate, p)
+		}
+	}
+}

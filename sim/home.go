@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/benbjohnson/clock"
+)
+
+// Config configures a [Home]. The zero value is ready to use.
+type Config struct {
+	// WallClock is the real-time clock that simulated time follows while the
+	// simulation runs live. Nil means the machine's clock; tests pass
+	// clock.NewMock().
+	WallClock clock.Clock
+	// StartDate is where simulated time starts. The zero value means the
+	// wall clock's current time.
+	StartDate time.Time
+	// Factor is the initial acceleration factor. Zero means 1.
+	Factor int
+	// Paused starts the clock paused.
+	Paused bool
+	// Location is the time zone of the clock's date strings. Nil means
+	// time.Local.
+	Location *time.Location
+}
+
+// Home is a simulated home: zones, devices, persons and one clock. Every
+// method is safe for concurrent use; the values returned are copies that the
+// caller owns. A method that fails changes nothing.
+type Home struct {
+	wall clock.Clock
+	loc  *time.Location
+
+	mu      sync.Mutex // guards everything below
+	clock   simClock
+	zones   ordered[Zone]
+	devices ordered[device]
+	persons ordered[Person]
+	subs    []*Subscription
+	seq     uint64 // number of the last event
+}
+
+// New returns an empty home configured by cfg. It returns an error of kind
+// [ErrInvalid] when cfg holds an out-of-range factor or start date.
+func New(cfg Config) (*Home, error) {
+	h := &Home{wall: cfg.WallClock, loc: cfg.Location}
+	if h.wall == nil {
+		h.wall = clock.New()
+	}
+	if h.loc == nil {
+		h.loc = time.Local
+	}
+	factor := cfg.Factor
+	if factor == 0 {
+		factor = 1
+	}
+	now := h.wall.Now()
+	start := cfg.StartDate
+	if start.IsZero() {
+		start = now
+	}
+	ms := start.UnixMilli()
+	u := ClockUpdate{Factor: &factor, StartDate: &ms}
+	if err := u.validate(); err != nil {
+		return nil, err
+	}
+	h.clock = simClock{start: ms, anchor: now, factor: int64(factor), paused: cfg.Paused}
+	h.zones.init()
+	h.devices.init()
+	h.persons.init()
+	return h, nil
+}
+
+// MustNew is like [New] but panics on a bad config. It suits tests and
+// programs with a fixed config.
+func MustNew(cfg Config) *Home {
+	h, err := New(cfg)
+	if err != nil {
+		panic(err)
+	}
+	return h
+}
+
+// nowLocked returns the current simulated time in ms since the epoch.
+func (h *Home) nowLocked() int64 { return h.clock.nowMillis(h.wall.Now()) }
+
+// Now returns the current simulated time.
+func (h *Home) Now() time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return time.UnixMilli(h.nowLocked()).In(h.loc)
+}
+
+// Clock returns the state of the simulation clock.
+func (h *Home) Clock() Clock {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.clock.snapshot(h.wall.Now(), h.loc)
+}
+
+// UpdateClock applies a partial change to the clock and returns the clock
+// after it. An out-of-range factor or start date is an error of kind
+// [ErrInvalid] and changes nothing.
+func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
+	if err := u.validate(); err != nil {
+		return Clock{}, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := h.wall.Now()
+	h.clock.apply(now, u)
+	c := h.clock.snapshot(now, h.loc)
+	h.publishLocked(Event{Type: EventClockModified, Clock: &c})
+	return c, nil
+}
+
+// Reset removes every zone, device and person; the clock is kept.
+func (h *Home) Reset() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, p := range slices.Clone(h.persons.list) {
+		h.persons.remove(p.ID)
+		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
+	}
+	for _, d := range slices.Clone(h.devices.list) {
+		h.devices.remove(d.ID)
+		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
+	}
+	for _, z := range slices.Clone(h.zones.list) {
+		h.zones.remove(z.ID)
+		h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: z.ID})
+	}
+}
+
+// ordered holds entities by id and in creation order.
+type ordered[T any] struct {
+	byID map[string]*T
+	list []*T
+}
+
+func (o *ordered[T]) init() { o.byID = make(map[string]*T) }
+
+func (o *ordered[T]) get(id string) (*T, bool) {
+	v, ok := o.byID[id]
+	return v, ok
+}
+
+func (o *ordered[T]) add(id string, v *T) {
+	o.byID[id] = v
+	o.list = append(o.list, v)
+}
+
+func (o *ordered[T]) remove(id string) {
+	v, ok := o.byID[id]
+	if !ok {
+		return
+	}
+	delete(o.byID, id)
+	o.list = slices.DeleteFunc(o.list, func(x *T) bool { return x == v })
+}

@@ -1,0 +1,80 @@
+package sim
+
+import "unicode/utf8"
+
+// MaxIDLength is the longest id, in bytes, accepted for a zone, device or
+// person, and the longest property or variable name.
+const MaxIDLength = 128
+
+// MaxCoordinate bounds every coordinate and position, so that areas and
+// distances never overflow. Zone coordinates lie in [0, MaxCoordinate];
+// positions lie in [-1, MaxCoordinate], where -1 means "not placed".
+const MaxCoordinate = 1_000_000
+
+// ValidID reports whether s is a valid id: 1 to [MaxIDLength] letters, digits
+// and the characters '-', '_', '.' and ':'.
+func ValidID(s string) bool {
+	if len(s) == 0 || len(s) > MaxIDLength {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case c == '-', c == '_', c == '.', c == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func checkID(what, id string) error {
+	if id == "" {
+		return invalidf("%s id is missing", what)
+	}
+	if !ValidID(id) {
+		return invalidf("%s id %q is not valid: use 1 to %d letters, digits and -_.:", what, truncate(id), MaxIDLength)
+	}
+	return nil
+}
+
+// checkName validates a display name or a property or variable name.
+func checkName(what, s string, allowEmpty bool) error {
+	switch {
+	case s == "" && !allowEmpty:
+		return invalidf("%s is empty", what)
+	case len(s) > 4*MaxIDLength:
+		return invalidf("%s is longer than %d bytes", what, 4*MaxIDLength)
+	case !utf8.ValidString(s):
+		return invalidf("%s is not valid UTF-8", what)
+	}
+	return nil
+}
+
+func checkZoneCoord(name string, v int) error {
+	if v < 0 || v > MaxCoordinate {
+		return invalidf("%s must be between 0 and %d, not %d", name, MaxCoordinate, v)
+	}
+	return nil
+}
+
+func checkPosition(name string, v int) error {
+	if v < -1 || v > MaxCoordinate {
+		return invalidf("%s must be between -1 and %d, not %d", name, MaxCoordinate, v)
+	}
+	return nil
+}
+
+// truncate shortens s for an error message.
+func truncate(s string) string {
+	const max = 40
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

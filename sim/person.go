@@ -1,0 +1,209 @@
+package sim
+
+import "strings"
+
+// LocationUnknown is the location of a person outside every zone.
+const LocationUnknown = "unknown"
+
+// Person is a simulated person.
+type Person struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Type is the id of a [PersonType].
+	Type string `json:"type"`
+	// Location is the id of the zone holding the person, or
+	// [LocationUnknown]; it is always derived from the position.
+	Location  string `json:"location"`
+	PositionX int    `json:"positionX"`
+	PositionY int    `json:"positionY"`
+}
+
+// PersonType is a kind of person. Its id and name are the same.
+type PersonType struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// personTypes are the fixed person types, in their listing order.
+var personTypes = []string{
+	"Grandfather", "Grandmother", "Father", "Mother", "Boy", "Girl",
+	"Old man", "Old woman", "Man", "Woman",
+}
+
+// PersonTypes returns the fixed person types.
+func PersonTypes() []PersonType {
+	out := make([]PersonType, len(personTypes))
+	for i, t := range personTypes {
+		out[i] = PersonType{ID: t, Name: t}
+	}
+	return out
+}
+
+// lookupPersonType matches a person type case-insensitively and returns its
+// canonical id.
+func lookupPersonType(t string) (string, error) {
+	for _, pt := range personTypes {
+		if strings.EqualFold(pt, t) {
+			return pt, nil
+		}
+	}
+	if t == "" {
+		return "", invalidf("person type is missing; known types: %s", strings.Join(personTypes, ", "))
+	}
+	return "", invalidf("unknown person type %q; known types: %s", truncate(t), strings.Join(personTypes, ", "))
+}
+
+// PersonSpec describes a person to create.
+type PersonSpec struct {
+	// ID is required: see [ValidID].
+	ID string
+	// Name defaults to the id.
+	Name string
+	// Type must name a person type, in any letter case.
+	Type string
+	// PositionX and PositionY place the person; nil leaves them at -1.
+	PositionX, PositionY *int
+}
+
+// PersonUpdate is a partial change of a person: a nil field keeps its value.
+type PersonUpdate struct {
+	// Name, when set to "", resets the name to the id.
+	Name *string
+	// Type must name a person type.
+	Type *string
+	// PositionX and PositionY move the person.
+	PositionX, PositionY *int
+	// Location, when no position is given and it names another zone than
+	// the person's, moves the person to the centre of that zone.
+	Location *string
+}
+
+// CreatePerson adds a person and returns it. A bad id, name, type or position
+// is an error of kind [ErrInvalid]; a used id is [ErrConflict].
+func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
+	if err := checkID("person", spec.ID); err != nil {
+		return Person{}, err
+	}
+	typ, err := lookupPersonType(spec.Type)
+	if err != nil {
+		return Person{}, err
+	}
+	p := &Person{ID: spec.ID, Name: spec.Name, Type: typ, PositionX: -1, PositionY: -1}
+	if p.Name == "" {
+		p.Name = p.ID
+	}
+	if err := checkName("person name", p.Name, false); err != nil {
+		return Person{}, err
+	}
+	if err := setPosition(&p.PositionX, &p.PositionY, spec.PositionX, spec.PositionY); err != nil {
+		return Person{}, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.persons.get(p.ID); ok {
+		return Person{}, conflictf("person %q already exists", p.ID)
+	}
+	h.placePersonLocked(p)
+	h.persons.add(p.ID, p)
+	h.publishPersonLocked(EventPersonAdded, p)
+	return *p, nil
+}
+
+// Person returns the person with the given id, or an error of kind
+// [ErrNotFound].
+func (h *Home) Person(id string) (Person, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.persons.get(id)
+	if !ok {
+		return Person{}, notFoundf("person %q", truncate(id))
+	}
+	return *p, nil
+}
+
+// Persons returns every person, in creation order.
+func (h *Home) Persons() []Person {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Person, len(h.persons.list))
+	for i, p := range h.persons.list {
+		out[i] = *p
+	}
+	return out
+}
+
+// UpdatePerson applies a partial change to a person and returns the person
+// after it. A position wins over a location; a location naming no zone is an
+// error of kind [ErrNotFound]. On error nothing changes.
+func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cur, ok := h.persons.get(id)
+	if !ok {
+		return Person{}, notFoundf("person %q", truncate(id))
+	}
+	next := *cur
+	if u.Name != nil {
+		next.Name = *u.Name
+		if next.Name == "" {
+			next.Name = next.ID
+		}
+		if err := checkName("person name", next.Name, false); err != nil {
+			return Person{}, err
+		}
+	}
+	if u.Type != nil {
+		t, err := lookupPersonType(*u.Type)
+		if err != nil {
+			return Person{}, err
+		}
+		next.Type = t
+	}
+	if err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
+		return Person{}, err
+	}
+	h.placePersonLocked(&next)
+	old := *cur
+	*cur = next
+	if old.Name != cur.Name || old.Type != cur.Type {
+		h.publishPersonLocked(EventPersonUpdated, cur)
+	}
+	if old.PositionX != cur.PositionX || old.PositionY != cur.PositionY || old.Location != cur.Location {
+		h.publishPersonLocked(EventPersonPositionUpdate, cur)
+	}
+	return *cur, nil
+}
+
+// DeletePerson removes a person. An unknown id is an error of kind
+// [ErrNotFound].
+func (h *Home) DeletePerson(id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.persons.get(id); !ok {
+		return notFoundf("person %q", truncate(id))
+	}
+	h.persons.remove(id)
+	h.publishLocked(Event{Type: EventPersonRemoved, PersonID: id})
+	return nil
+}
+
+// placePersonLocked recomputes the person's location from its position and
+// reports whether it changed.
+func (h *Home) placePersonLocked(p *Person) bool {
+	loc := LocationUnknown
+	if z := h.locateLocked(p.PositionX, p.PositionY); z != nil {
+		loc = z.ID
+	}
+	changed := loc != p.Location
+	p.Location = loc
+	return changed
+}
+
+func (h *Home) publishPersonLocked(t EventType, p *Person) {
+	e := Event{Type: t, PersonID: p.ID}
+	if h.watchedLocked() {
+		c := *p
+		e.Person = &c
+	}
+	h.publishLocked(e)
+}

@@ -1,0 +1,265 @@
+package sim
+
+import (
+	"maps"
+	"math"
+	"slices"
+)
+
+// Names of zone variables with a meaning to the simulation.
+const (
+	VarTemperature      = "Temperature"
+	VarIlluminance      = "Illuminance"
+	VarVolume           = "Volume"
+	VarCOConcentration  = "COConcentration"
+	VarCO2Concentration = "CO2Concentration"
+)
+
+// Zone is a rectangular area of the plan, usually a room. Coordinates are in
+// plan units, edges inclusive.
+type Zone struct {
+	ID        string             `json:"id"`
+	Name      string             `json:"name"`
+	IsRoom    bool               `json:"isRoom"`
+	LeftX     int                `json:"leftX"`
+	TopY      int                `json:"topY"`
+	RightX    int                `json:"rightX"`
+	BottomY   int                `json:"bottomY"`
+	Variables map[string]float64 `json:"variables"`
+}
+
+func (z *Zone) clone() Zone {
+	c := *z
+	c.Variables = maps.Clone(z.Variables)
+	if c.Variables == nil {
+		c.Variables = map[string]float64{}
+	}
+	return c
+}
+
+// ZoneSpec describes a zone to create.
+type ZoneSpec struct {
+	// ID is required: see [ValidID].
+	ID string
+	// Name defaults to the id.
+	Name string
+	// IsRoom defaults to true.
+	IsRoom *bool
+	// The edges, each in [0, MaxCoordinate], with RightX >= LeftX and
+	// BottomY >= TopY.
+	LeftX, TopY, RightX, BottomY int
+	// Variables are the zone's initial variables; nil means none.
+	Variables map[string]float64
+}
+
+// ZoneUpdate is a partial change of a zone: a nil field keeps its value.
+type ZoneUpdate struct {
+	// Name, when set to "", resets the name to the id.
+	Name                         *string
+	IsRoom                       *bool
+	LeftX, TopY, RightX, BottomY *int
+	// Variables lists variables to set; a nil value removes the variable.
+	Variables map[string]*float64
+}
+
+func checkZoneGeometry(z *Zone) error {
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"leftX", z.LeftX}, {"topY", z.TopY}, {"rightX", z.RightX}, {"bottomY", z.BottomY}} {
+		if err := checkZoneCoord(c.name, c.v); err != nil {
+			return err
+		}
+	}
+	if z.RightX < z.LeftX {
+		return invalidf("rightX (%d) must not be less than leftX (%d)", z.RightX, z.LeftX)
+	}
+	if z.BottomY < z.TopY {
+		return invalidf("bottomY (%d) must not be less than topY (%d)", z.BottomY, z.TopY)
+	}
+	return nil
+}
+
+func checkVariable(name string, v float64) error {
+	if err := checkName("variable name", name, false); err != nil {
+		return err
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return invalidf("variable %q must be a finite number", name)
+	}
+	return nil
+}
+
+// CreateZone adds a zone and returns it. A missing or malformed id, a
+// coordinate out of range or inverted edges are errors of kind [ErrInvalid];
+// an id already used by a zone is [ErrConflict]. Devices and persons inside
+// the new zone are relocated.
+func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
+	if err := checkID("zone", spec.ID); err != nil {
+		return Zone{}, err
+	}
+	z := &Zone{
+		ID: spec.ID, Name: spec.Name, IsRoom: true,
+		LeftX: spec.LeftX, TopY: spec.TopY, RightX: spec.RightX, BottomY: spec.BottomY,
+		Variables: make(map[string]float64, len(spec.Variables)),
+	}
+	if z.Name == "" {
+		z.Name = z.ID
+	}
+	if err := checkName("zone name", z.Name, false); err != nil {
+		return Zone{}, err
+	}
+	if spec.IsRoom != nil {
+		z.IsRoom = *spec.IsRoom
+	}
+	if err := checkZoneGeometry(z); err != nil {
+		return Zone{}, err
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Variables)) {
+		if err := checkVariable(k, spec.Variables[k]); err != nil {
+			return Zone{}, err
+		}
+		z.Variables[k] = spec.Variables[k]
+	}
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.zones.get(z.ID); ok {
+		return Zone{}, conflictf("zone %q already exists", z.ID)
+	}
+	h.zones.add(z.ID, z)
+	h.publishZoneLocked(EventZoneAdded, z, "", nil, nil)
+	h.relocateAllLocked()
+	return z.clone(), nil
+}
+
+// Zone returns the zone with the given id, or an error of kind [ErrNotFound].
+func (h *Home) Zone(id string) (Zone, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	z, ok := h.zones.get(id)
+	if !ok {
+		return Zone{}, notFoundf("zone %q", truncate(id))
+	}
+	return z.clone(), nil
+}
+
+// Zones returns every zone, in creation order.
+func (h *Home) Zones() []Zone {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Zone, len(h.zones.list))
+	for i, z := range h.zones.list {
+		out[i] = z.clone()
+	}
+	return out
+}
+
+// UpdateZone applies a partial change to a zone and returns the zone after
+// it. The change is validated in full before anything is applied. Moving or
+// resizing the zone relocates every device and person.
+func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	cur, ok := h.zones.get(id)
+	if !ok {
+		return Zone{}, notFoundf("zone %q", truncate(id))
+	}
+	next := cur.clone()
+	if u.Name != nil {
+		next.Name = *u.Name
+		if next.Name == "" {
+			next.Name = next.ID
+		}
+		if err := checkName("zone name", next.Name, false); err != nil {
+			return Zone{}, err
+		}
+	}
+	if u.IsRoom != nil {
+		next.IsRoom = *u.IsRoom
+	}
+	setIf(&next.LeftX, u.LeftX)
+	setIf(&next.TopY, u.TopY)
+	setIf(&next.RightX, u.RightX)
+	setIf(&next.BottomY, u.BottomY)
+	if err := checkZoneGeometry(&next); err != nil {
+		return Zone{}, err
+	}
+	names := slices.Sorted(maps.Keys(u.Variables))
+	for _, k := range names {
+		if v := u.Variables[k]; v != nil {
+			if err := checkVariable(k, *v); err != nil {
+				return Zone{}, err
+			}
+		}
+	}
+
+	// Valid: apply, then publish what changed.
+	moved := next.LeftX != cur.LeftX || next.TopY != cur.TopY
+	resized := next.RightX-next.LeftX != cur.RightX-cur.LeftX || next.BottomY-next.TopY != cur.BottomY-cur.TopY
+	renamed := next.Name != cur.Name || next.IsRoom != cur.IsRoom
+	*cur = next
+	if renamed {
+		h.publishZoneLocked(EventZoneUpdated, cur, "", nil, nil)
+	}
+	if moved {
+		h.publishZoneLocked(EventZoneMoved, cur, "", nil, nil)
+	}
+	if resized {
+		h.publishZoneLocked(EventZoneResized, cur, "", nil, nil)
+	}
+	for _, k := range names {
+		h.setVariableLocked(cur, k, u.Variables[k])
+	}
+	if moved || resized {
+		h.relocateAllLocked()
+	}
+	return cur.clone(), nil
+}
+
+// setVariableLocked sets (v != nil) or removes (v == nil) a zone variable and
+// publishes the change, if any.
+func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
+	old, had := z.Variables[name]
+	switch {
+	case v == nil && had:
+		delete(z.Variables, name)
+		h.publishZoneLocked(EventZoneVariableRemoved, z, name, nil, old)
+	case v == nil:
+	case !had:
+		z.Variables[name] = *v
+		h.publishZoneLocked(EventZoneVariableAdded, z, name, *v, nil)
+	case old != *v:
+		z.Variables[name] = *v
+		h.publishZoneLocked(EventZoneVariableUpdated, z, name, *v, old)
+	}
+}
+
+// DeleteZone removes a zone and relocates every device and person that was in
+// it. An unknown id is an error of kind [ErrNotFound].
+func (h *Home) DeleteZone(id string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if _, ok := h.zones.get(id); !ok {
+		return notFoundf("zone %q", truncate(id))
+	}
+	h.zones.remove(id)
+	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
+	h.relocateAllLocked()
+	return nil
+}
+
+func (h *Home) publishZoneLocked(t EventType, z *Zone, variable string, value, old any) {
+	e := Event{Type: t, ZoneID: z.ID, Property: variable, Value: value, OldValue: old}
+	if h.watchedLocked() {
+		c := z.clone()
+		e.Zone = &c
+	}
+	h.publishLocked(e)
+}
+
+func setIf[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}

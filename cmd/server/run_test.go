@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// startServer runs the binary's run function on a free port and returns its
+// base URL. The server is shut down, and run's error checked, at cleanup.
+func startServer(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatalf("run: no address line: %v (run: %v)", err, <-done)
+	}
+	go io.Copy(io.Discard, pr)
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run returned %v after shutdown", err)
+		}
+	})
+	return strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+}
+
+type call struct {
+	method, path, body string
+	status             int
+	want               string // JSON the response must equal, when set
+	check              func(t *testing.T, got map[string]any)
+}
+
+func (c call) do(t *testing.T, base string) {
+	t.Helper()
+	req, err := http.NewRequest(c.method, base+c.path, strings.NewReader(c.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != c.status {
+		t.Fatalf("%s %s %s = %d %s, want %d", c.method, c.path, c.body, res.StatusCode, body, c.status)
+	}
+	if c.want != "" {
+		var w, g any
+		if err := json.Unmarshal([]byte(c.want), &w); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(body, &g); err != nil {
+			t.Fatalf("%s %s: body %q is not JSON", c.method, c.path, body)
+		}
+		if d := cmp.Diff(w, g); d != "" {
+			t.Errorf("%s %s (-want +got):\n%s", c.method, c.path, d)
+		}
+	}
+	if c.check != nil {
+		var g map[string]any
+		if err := json.Unmarshal(body, &g); err != nil {
+			t.Fatalf("%s %s: body %q is not a JSON object", c.method, c.path, body)
+		}
+		c.check(t, g)
+	}
+}
+
+// TestSpecExamples walks the spec's own examples, in order, through a real
+// server started by run, with the iCasa roots as existing clients use them.
+// Where the spec shows an odd result, the contract's answer is expected and
+// the row says why.
+func TestSpecExamples(t *testing.T) {
+	base := startServer(t, "-platform-root", "icasa", "-mediation-root", "cilia", "-tz", "UTC")
+	heaterServices := `["fr.liglab.adele.icasa.device.temperature.Heater","fr.liglab.adele.icasa.simulator.SimulatedDevice","fr.liglab.adele.icasa.device.GenericDevice"]`
+	calls := []call{
+		{method: "GET", path: "/healthz", status: 200},
+		{method: "GET", path: "/icasa/zones/zones", status: 200, want: `[]`},
+		// Zone creation: the contract stores isRoom as sent (the spec's true was a placeholder).
+		{method: "POST", path: "/icasa/zones/zone", body: `{"zoneId":"bathroom","name":"bathroom","isRoom":false,"leftX":55,"topY":20,"rightX":315,"bottomY":370}`, status: 200,
+			want: `{"id":"bathroom","name":"bathroom","isRoom":false,"leftX":55,"topY":20,"rightX":315,"bottomY":370,"variables":{}}`},
+		{method: "POST", path: "/icasa/zones/zone", body: `{"zoneId":"livingroom","name":"livingroom","isRoom":true,"leftX":410,"topY":28,"rightX":655,"bottomY":378}`, status: 200},
+		{method: "POST", path: "/icasa/zones/zone", body: `{"zoneId":"kitchen","name":"kitchen","isRoom":true,"leftX":410,"topY":370,"rightX":655,"bottomY":580}`, status: 200},
+		{method: "GET", path: "/icasa/zones/zone/bathroom", status: 200,
+			want: `{"id":"bathroom","name":"bathroom","isRoom":false,"leftX":55,"topY":20,"rightX":315,"bottomY":370,"variables":{}}`},
+		// Zone update, sent with POST as in the spec's example: the sent coordinates come back.
+		{method: "POST", path: "/icasa/zones/zone/bathroom", body: `{"id":"bathroom","isRoom":true,"rightX":320,"leftX":50,"name":"bathroom","topY":20,"bottomY":370,"variables":{"Volume":10,"Illuminance":5,"Temperature":295.15}}`, status: 200,
+			want: `{"id":"bathroom","name":"bathroom","isRoom":true,"leftX":50,"topY":20,"rightX":320,"bottomY":370,"variables":{"Volume":10,"Illuminance":5,"Temperature":295.15}}`},
+		// Device creation: empty name gives the id; sent positions place the device (the spec's -1 was the original ignoring them).
+		{method: "POST", path: "/icasa/devices/device", body: `{"deviceId":"Heater-1","name":"","type":"iCASA.Heater","positionX":1,"positionY":1,"properties":{}}`, status: 200,
+			want: `{"id":"Heater-1","name":"Heater-1","type":"iCasa.Heater","positionX":1,"positionY":1,"state":"activated","fault":"no","services":` + heaterServices + `,
+				"properties":{"heater.powerLevel":0,"heater.maxPowerLevel":1000,"heater.updaterThread.period":5000,"state":"activated","fault":"no"}}`},
+		// Device update with fractional positions (the spec sent it to a zone path by mistake; the documented path is used).
+		{method: "POST", path: "/icasa/devices/device/Heater-1", body: `{"deviceId":"Heater-1","positionX":100.5,"positionY":150.9}`, status: 200,
+			check: func(t *testing.T, d map[string]any) {
+				props, _ := d["properties"].(map[string]any)
+				if d["positionX"] != 100.0 || d["positionY"] != 150.0 || d["location"] != "bathroom" || props["Location"] != "bathroom" {
+					t.Errorf("device after update = %v, want position 100,150 in bathroom", d)
+				}
+			}},
+		{method: "GET", path: "/icasa/devices/devices", status: 200},
+		{method: "GET", path: "/icasa/devices/device/Heater-1", status: 200},
+		// Person creation: location unknown, the sent position and name.
+		{method: "POST", path: "/icasa/persons/person", body: `{"personId":"Paul","name":"Paul","type":"Grandfather","positionX":1,"positionY":1}`, status: 200,
+			want: `{"id":"Paul","name":"Paul","type":"Grandfather","location":"unknown","positionX":1,"positionY":1}`},
+		// Person update with PUT: the containing zone wins over the sent location.
+		{method: "PUT", path: "/icasa/persons/person/Paul", body: `{"personId":"Paul","name":"Paul","type":"Grandfather","positionX":542,"positionY":294,"location":"bathroom"}`, status: 200,
+			want: `{"id":"Paul","name":"Paul","type":"Grandfather","location":"livingroom","positionX":542,"positionY":294}`},
+		{method: "GET", path: "/icasa/persons/persons", status: 200},
+		{method: "GET", path: "/icasa/persons/personTypes", status: 200},
+		// Clock update by POST with all three fields: pause is applied and answered (the spec's false was a failed request).
+		{method: "POST", path: "/icasa/clocks/clock/default", body: `{"pause":true,"startDate":1366279200000,"factor":2}`, status: 200,
+			want: `{"id":"default","startDateStr":"18/04/2013-10:00:00","startDate":1366279200000,"currentDateStr":"18/04/2013-10:00:00","currentTime":1366279200000,"factor":2,"pause":true}`},
+		{method: "GET", path: "/icasa/clocks/clock/default", status: 200,
+			want: `{"id":"default","startDateStr":"18/04/2013-10:00:00","startDate":1366279200000,"currentDateStr":"18/04/2013-10:00:00","currentTime":1366279200000,"factor":2,"pause":true}`},
+		{method: "DELETE", path: "/icasa/devices/device/Heater-1", status: 200},
+		{method: "DELETE", path: "/icasa/persons/person/Paul", status: 200},
+		{method: "DELETE", path: "/icasa/zones/zone/kitchen", status: 200},
+		{method: "DELETE", path: "/icasa/simulation", status: 200},
+		{method: "GET", path: "/icasa/zones/zones", status: 200, want: `[]`},
+	}
+	for _, c := range calls {
+		c.do(t, base)
+	}
+}
+
+func TestRunRejectsBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-nope"},
+		{"-tz", "Mars/Olympus"},
+		{"-platform-root", "x", "-mediation-root", "x"},
+		{"extra"},
+		{"-addr", "256.0.0.1:99999"},
+	} {
+		if err := run(context.Background(), args, io.Discard, io.Discard); err == nil {
+			t.Errorf("run(%q) = nil, want an error", args)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package mediation
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"time"
+)
+
+// rest-in.
+
+func newRestIn(map[string]any, Env) (any, error) {
+	return InjectorFunc(func(m Message, out Emitter) error {
+		out.Emit("out", m)
+		return nil
+	}), nil
+}
+
+// rest-out.
+
+type restOut struct {
+	buf  []Message // ring of capacity len(buf)
+	head int
+	n    int
+}
+
+func newRestOut(props map[string]any, _ Env) (any, error) {
+	c, err := optIntProp(props, "capacity", 100, 1, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	return &restOut{buf: make([]Message, c)}, nil
+}
+
+func (r *restOut) Process(_ string, m Message, _ Emitter) error {
+	if r.n == len(r.buf) {
+		r.buf[r.head] = m
+		r.head = (r.head + 1) % len(r.buf) // the oldest one goes
+		return nil
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = m
+	r.n++
+	return nil
+}
+
+// Retained implements Retainer.
+func (r *restOut) Retained() []Message {
+	ms := make([]Message, r.n)
+	for i := range ms {
+		ms[i] = r.buf[(r.head+i)%len(r.buf)]
+	}
+	return ms
+}
+
+// Drain implements Drainer: the retained messages move to a replacement.
+func (r *restOut) Drain() []Held {
+	hs := make([]Held, r.n)
+	for i, m := range r.Retained() {
+		hs[i] = Held{Port: "in", Message: m}
+	}
+	clear(r.buf)
+	r.head, r.n = 0, 0
+	return hs
+}
+
+// console.
+
+type console struct {
+	prefix string
+	w      io.Writer
+}
+
+func newConsole(_ map[string]any, env Env) (any, error) {
+	w := env.Output
+	if w == nil {
+		w = io.Discard
+	}
+	return &console{prefix: env.Chain + "/" + env.ID, w: w}, nil
+}
+
+func (c *console) Process(_ string, m Message, _ Emitter) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		b = fmt.Appendf(nil, "%#v", m)
+	}
+	line := make([]byte, 0, len(c.prefix)+len(b)+2)
+	line = append(append(append(append(line, c.prefix...), ' '), b...), '\n')
+	_, err = c.w.Write(line)
+	return err
+}
+
+// number-generator.
+
+type numberGenerator struct {
+	period   time.Duration
+	min, max float64
+	rng      *mrand.Rand
+}
+
+func newNumberGenerator(props map[string]any, _ Env) (any, error) {
+	period, err := optIntProp(props, "period", 5000, 1, 1<<31-1)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := optFloat(props["min"])
+	if err != nil {
+		return nil, fmt.Errorf("%w: number-generator: property min: %v", ErrInvalid, err)
+	}
+	hi, err := optFloat(props["max"])
+	if err != nil {
+		return nil, fmt.Errorf("%w: number-generator: property max: %v", ErrInvalid, err)
+	}
+	if !(lo < hi) {
+		return nil, fmt.Errorf("%w: number-generator: min %v must be below max %v", ErrInvalid, lo, hi)
+	}
+	seed, err := optInt(props["seed"])
+	if err != nil {
+		return nil, fmt.Errorf("%w: number-generator: property seed: %v", ErrInvalid, err)
+	}
+	s := uint64(seed)
+	if s == 0 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		s = binary.LittleEndian.Uint64(b[:])
+	}
+	return &numberGenerator{
+		period: time.Duration(period) * time.Millisecond,
+		min:    lo, max: hi,
+		rng: mrand.New(mrand.NewPCG(s, s^0x9e3779b97f4a7c15)),
+	}, nil
+}
+
+// Period implements Periodic.
+func (g *numberGenerator) Period() time.Duration { return g.period }
+
+// Tick implements Periodic.
+func (g *numberGenerator) Tick(_ time.Time, out Emitter) error {
+	out.Emit("out", Message{Content: g.min + g.rng.Float64()*(g.max-g.min)})
+	return nil
+}

@@ -1,0 +1,406 @@
+package mediation
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Correlation properties set by the splitter and read by the aggregator.
+const (
+	// PropCorrelationID identifies the parts of one split message.
+	PropCorrelationID = "correlation.id"
+	// PropCorrelationIndex is the 0-based index of a part.
+	PropCorrelationIndex = "correlation.index"
+	// PropCorrelationTotal is the number of parts of the split message.
+	PropCorrelationTotal = "correlation.total"
+)
+
+// builtinTypes returns the built-in types, mediators then adapters.
+func builtinTypes() []Type {
+	in, out := []string{"in"}, []string{"out"}
+	return []Type{
+		{Name: "passthrough", Kind: KindMediator, In: in, Out: out,
+			Doc: "Forwards every message unchanged.", New: newPassthrough},
+		{Name: "enricher", Kind: KindMediator, In: in, Out: out,
+			Doc: "Adds each of its own properties to the properties of every message.", New: newEnricher},
+		{Name: "filter", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"condition": ""},
+			Doc: "Forwards the messages that match condition (an LDAP filter on properties, then map content); drops the others.",
+			New: newFilter},
+		{Name: "router", Kind: KindMediator, In: in, Out: []string{"default"},
+			Properties: map[string]any{"conditions": map[string]any{}, "default": "default"},
+			Doc: "Sends each message to every out port whose condition matches (conditions maps LDAP filter to port), " +
+				"else to the default port. Its out ports are those named in conditions plus default.",
+			New: newRouter},
+		{Name: "splitter", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"separator": ","},
+			Doc: "Splits string content (by the separator regular expression) or array content into one message per part, " +
+				"with properties correlation.id, correlation.index and correlation.total.",
+			New: newSplitter},
+		{Name: "aggregator", Kind: KindMediator, In: in, Out: out,
+			Properties: map[string]any{"count": 0, "max-groups": 1000},
+			Doc: "Collects the messages of one correlation.id and emits one message whose content is the array of their contents " +
+				"in correlation.index order, once count (0: the correlation.total of the group's first message) have arrived.",
+			New: newAggregator},
+		{Name: "translator", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
+			Doc: "Replaces whole words of string content according to dictionary (a map from word to word).", New: newTranslator},
+
+		{Name: "rest-in", Kind: KindAdapter, Pattern: PatternInOnly, Out: out,
+			Doc: "Messages sent with Chain.Send (POST on the adapter) enter the chain on port out.", New: newRestIn},
+		{Name: "rest-out", Kind: KindAdapter, Pattern: PatternOutOnly, In: in, Properties: map[string]any{"capacity": 100},
+			Doc: "Keeps the last capacity messages it receives, readable with Chain.Messages (GET on the adapter).", New: newRestOut},
+		{Name: "console", Kind: KindAdapter, Pattern: PatternOutOnly, In: in,
+			Doc: "Writes each message it receives as one line to the engine's output (Config.Output).", New: newConsole},
+		{Name: "number-generator", Kind: KindAdapter, Pattern: PatternInOnly, Out: out,
+			Properties: map[string]any{"period": 5000, "min": 0, "max": 100, "seed": 0},
+			Doc: "While the chain is started, emits a random number in [min, max) every period milliseconds " +
+				"(on the engine's clock); seed 0 picks a random seed.", New: newNumberGenerator},
+	}
+}
+
+// passthrough.
+
+func newPassthrough(map[string]any, Env) (any, error) {
+	return ProcessorFunc(func(_ string, m Message, out Emitter) error {
+		out.Emit("out", m)
+		return nil
+	}), nil
+}
+
+// enricher.
+
+type enricher struct {
+	keys []string
+	vals []any
+}
+
+func newEnricher(props map[string]any, _ Env) (any, error) {
+	e := &enricher{keys: sortedKeys(props)}
+	for _, k := range e.keys {
+		e.vals = append(e.vals, props[k])
+	}
+	return e, nil
+}
+
+func (e *enricher) Process(_ string, m Message, out Emitter) error {
+	if len(e.keys) > 0 {
+		if m.Properties == nil {
+			m.Properties = make(map[string]any, len(e.keys))
+		}
+		for i, k := range e.keys {
+			m.Properties[k] = cloneValue(e.vals[i])
+		}
+	}
+	out.Emit("out", m)
+	return nil
+}
+
+// filter.
+
+type filterMediator struct{ f *Filter }
+
+func newFilter(props map[string]any, _ Env) (any, error) {
+	s, err := optString(props, "condition", "")
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(s) == "" {
+		return nil, fmt.Errorf("%w: filter: property condition is required (an LDAP filter such as (kind=temp))", ErrInvalid)
+	}
+	f, err := ParseFilter(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: filter: condition: %v", ErrInvalid, err)
+	}
+	return &filterMediator{f: f}, nil
+}
+
+func (f *filterMediator) Process(_ string, m Message, out Emitter) error {
+	if f.f.Match(m.Properties, m.Content) {
+		out.Emit("out", m)
+	} else {
+		out.Drop(1)
+	}
+	return nil
+}
+
+// router.
+
+type routerCase struct {
+	f    *Filter
+	port string
+}
+
+type router struct {
+	cases []routerCase // sorted by filter text
+	def   string
+	ports []string // sorted distinct out ports, default included
+}
+
+func newRouter(props map[string]any, _ Env) (any, error) {
+	def, err := optString(props, "default", "default")
+	if err != nil {
+		return nil, err
+	}
+	if !validPort(def) {
+		return nil, fmt.Errorf("%w: router: default port %q: want 1 to 128 letters, digits or -_.", ErrInvalid, def)
+	}
+	conds, err := optStringMap(props, "conditions")
+	if err != nil {
+		return nil, err
+	}
+	r := &router{def: def, ports: []string{def}}
+	for _, text := range sortedKeys(conds) {
+		port := conds[text]
+		if !validPort(port) {
+			return nil, fmt.Errorf("%w: router: port %q of condition %s: want 1 to 128 letters, digits or -_.", ErrInvalid, port, text)
+		}
+		f, err := ParseFilter(text)
+		if err != nil {
+			return nil, fmt.Errorf("%w: router: condition %q: %v", ErrInvalid, text, err)
+		}
+		r.cases = append(r.cases, routerCase{f: f, port: port})
+		if !slices.Contains(r.ports, port) {
+			r.ports = append(r.ports, port)
+		}
+	}
+	slices.Sort(r.ports)
+	return r, nil
+}
+
+// Ports implements Porter: the ports named by the conditions, and default.
+func (r *router) Ports() (in, out []string) { return []string{"in"}, r.ports }
+
+func (r *router) Process(_ string, m Message, out Emitter) error {
+	var hit []string
+	for _, c := range r.cases {
+		if !slices.Contains(hit, c.port) && c.f.Match(m.Properties, m.Content) {
+			hit = append(hit, c.port)
+		}
+	}
+	if len(hit) == 0 {
+		out.Emit(r.def, m)
+		return nil
+	}
+	for i, p := range hit {
+		if i < len(hit)-1 {
+			out.Emit(p, m.Clone())
+		} else {
+			out.Emit(p, m)
+		}
+	}
+	return nil
+}
+
+// splitter.
+
+type splitter struct {
+	re     *regexp.Regexp
+	prefix string
+	n      uint64
+}
+
+func newSplitter(props map[string]any, _ Env) (any, error) {
+	sep, err := optString(props, "separator", ",")
+	if err != nil {
+		return nil, err
+	}
+	if sep == "" {
+		return nil, fmt.Errorf("%w: splitter: separator must not be empty", ErrInvalid)
+	}
+	re, err := regexp.Compile(sep)
+	if err != nil {
+		return nil, fmt.Errorf("%w: splitter: separator: %v", ErrInvalid, err)
+	}
+	return &splitter{re: re, prefix: newUUID()}, nil
+}
+
+func (s *splitter) Process(_ string, m Message, out Emitter) error {
+	var parts []any
+	switch c := m.Content.(type) {
+	case string:
+		for _, p := range s.re.Split(c, -1) {
+			parts = append(parts, p)
+		}
+	case []any:
+		parts = c
+	case []string:
+		for _, p := range c {
+			parts = append(parts, p)
+		}
+	default:
+		parts = []any{c}
+	}
+	s.n++
+	id := s.prefix + "-" + strconv.FormatUint(s.n, 10)
+	for i, p := range parts {
+		props := make(map[string]any, len(m.Properties)+3)
+		for k, v := range m.Properties {
+			props[k] = cloneValue(v)
+		}
+		props[PropCorrelationID] = id
+		props[PropCorrelationIndex] = i
+		props[PropCorrelationTotal] = len(parts)
+		out.Emit("out", Message{Content: p, Properties: props})
+	}
+	return nil
+}
+
+// aggregator.
+
+type aggGroup struct {
+	id     string
+	want   int
+	msgs   []aggItem
+	oldest uint64
+}
+
+type aggItem struct {
+	seq   uint64
+	index int // correlation.index, or arrival position when absent
+	held  Held
+}
+
+type aggregator struct {
+	count     int
+	maxGroups int
+	groups    map[string]*aggGroup
+	order     []string // group ids, oldest first
+	seq       uint64
+}
+
+func newAggregator(props map[string]any, _ Env) (any, error) {
+	count, err := optIntProp(props, "count", 0, 0, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	maxGroups, err := optIntProp(props, "max-groups", 1000, 1, 1<<20)
+	if err != nil {
+		return nil, err
+	}
+	return &aggregator{count: count, maxGroups: maxGroups, groups: map[string]*aggGroup{}}, nil
+}
+
+func (a *aggregator) Process(port string, m Message, out Emitter) error {
+	idv, ok := m.Properties[PropCorrelationID]
+	if !ok || idv == nil {
+		out.Drop(1)
+		return nil
+	}
+	id, ok := idv.(string)
+	if !ok {
+		id = fmt.Sprint(idv)
+	}
+	g := a.groups[id]
+	if g == nil {
+		want := a.count
+		if want == 0 {
+			n, err := optInt(m.Properties[PropCorrelationTotal])
+			if err != nil || n < 1 {
+				return fmt.Errorf("aggregator: message of group %s has no valid %s", id, PropCorrelationTotal)
+			}
+			want = n
+		}
+		if len(a.groups) >= a.maxGroups {
+			old := a.order[0]
+			a.order = a.order[1:]
+			out.Drop(len(a.groups[old].msgs))
+			delete(a.groups, old)
+		}
+		g = &aggGroup{id: id, want: want}
+		a.groups[id] = g
+		a.order = append(a.order, id)
+	}
+	idx := len(g.msgs)
+	if n, err := optInt(m.Properties[PropCorrelationIndex]); err == nil {
+		idx = n
+	}
+	a.seq++
+	g.msgs = append(g.msgs, aggItem{seq: a.seq, index: idx, held: Held{Port: port, Message: m}})
+	if len(g.msgs) < g.want {
+		return nil
+	}
+	delete(a.groups, id)
+	a.order = slices.DeleteFunc(a.order, func(s string) bool { return s == id })
+	slices.SortStableFunc(g.msgs, func(x, y aggItem) int { return cmp.Compare(x.index, y.index) })
+	content := make([]any, len(g.msgs))
+	for i, it := range g.msgs {
+		content[i] = it.held.Message.Content
+	}
+	props := maps.Clone(g.msgs[0].held.Message.Properties)
+	delete(props, PropCorrelationIndex)
+	delete(props, PropCorrelationTotal)
+	out.Emit("out", Message{Content: content, Properties: props})
+	return nil
+}
+
+// Drain implements Drainer: the messages of the partial groups, in arrival order.
+func (a *aggregator) Drain() []Held {
+	var items []aggItem
+	for _, g := range a.groups {
+		items = append(items, g.msgs...)
+	}
+	slices.SortFunc(items, func(x, y aggItem) int { return cmp.Compare(x.seq, y.seq) })
+	hs := make([]Held, len(items))
+	for i, it := range items {
+		hs[i] = it.held
+	}
+	clear(a.groups)
+	a.order = nil
+	return hs
+}
+
+// translator.
+
+type translator struct{ dict map[string]string }
+
+func newTranslator(props map[string]any, _ Env) (any, error) {
+	d, err := optStringMap(props, "dictionary")
+	if err != nil {
+		return nil, err
+	}
+	return &translator{dict: d}, nil
+}
+
+func (t *translator) Process(_ string, m Message, out Emitter) error {
+	if s, ok := m.Content.(string); ok && len(t.dict) > 0 {
+		m.Content = t.translate(s)
+	}
+	out.Emit("out", m)
+	return nil
+}
+
+// translate replaces the words of s (maximal runs of letters, digits and
+// underscores) found in the dictionary.
+func (t *translator) translate(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if !isWord(r) {
+			b.WriteString(s[i : i+n])
+			i += n
+			continue
+		}
+		j := i + n
+		for j < len(s) {
+			r, n := utf8.DecodeRuneInString(s[j:])
+			if !isWord(r) {
+				break
+			}
+			j += n
+		}
+		w := s[i:j]
+		if x, ok := t.dict[w]; ok {
+			w = x
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
+}

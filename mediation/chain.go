@@ -1,0 +1,880 @@
+package mediation
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Chain is a mediation chain: components (mediators and adapters, one id
+// space) connected by bindings. A Chain is safe for concurrent use: message
+// operations (Send, Messages) run concurrently with each other and with
+// structural operations, which are serialised per chain. Every operation
+// validates first and then either applies fully or changes nothing. Once the
+// chain is deleted every method fails with ErrNotFound.
+type Chain struct {
+	id  string
+	eng *Engine
+
+	mu       sync.Mutex // serialises structural operations
+	order    []*comp    // creation order; guarded by mu
+	bindings []*binding // creation order; guarded by mu
+
+	deleted atomic.Bool
+	state   atomic.Int32
+	comps   atomic.Pointer[map[string]*comp] // copy on write, under mu
+
+	active   atomic.Int64 // entries in progress
+	gateMu   sync.Mutex
+	gateCond sync.Cond
+}
+
+func newChain(e *Engine, id string) *Chain {
+	ch := &Chain{id: id, eng: e}
+	ch.gateCond.L = &ch.gateMu
+	ch.comps.Store(&map[string]*comp{})
+	return ch
+}
+
+// ID returns the chain's id.
+func (ch *Chain) ID() string { return ch.id }
+
+// lock takes the structural lock, failing when the chain is deleted.
+func (ch *Chain) lock() error {
+	ch.mu.Lock()
+	if ch.deleted.Load() {
+		ch.mu.Unlock()
+		return ch.gone()
+	}
+	return nil
+}
+
+func (ch *Chain) gone() error { return fmt.Errorf("%w: chain %q was deleted", ErrNotFound, ch.id) }
+
+// find returns the component of that id; ch.mu is held.
+func (ch *Chain) find(id string) (*comp, error) {
+	if c := (*ch.comps.Load())[id]; c != nil {
+		return c, nil
+	}
+	return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+}
+
+// stateName maps the internal state to its reported name.
+func stateName(s int32) string {
+	switch s {
+	case stIdle:
+		return StateIdle
+	case stStarted:
+		return StateStarted
+	}
+	return StateStopped
+}
+
+// State returns "idle", "started" or "stopped" (also while a Stop is in
+// progress). A deleted chain reports "stopped".
+func (ch *Chain) State() string { return stateName(ch.state.Load()) }
+
+// BindingInfo describes one binding. BindingInfo is a plain value, safe for concurrent use as long as nobody modifies it.
+type BindingInfo struct {
+	// From is the source endpoint, "<component>:<out port>".
+	From string `json:"from"`
+	// To is the target endpoint, "<component>:<in port>".
+	To string `json:"to"`
+	// Linker is the canonical name of the linker ("direct", "queue", ...).
+	Linker string `json:"linker"`
+	// Properties are the binding's properties (a copy).
+	Properties map[string]any `json:"properties,omitempty"`
+}
+
+// AdapterIDs lists adapter ids by pattern, in creation order. AdapterIDs is
+// a plain value, safe for concurrent use as long as nobody modifies it.
+type AdapterIDs struct {
+	InOnly  []string `json:"in-only"`
+	OutOnly []string `json:"out-only"`
+	InOut   []string `json:"in-out"`
+}
+
+// ChainInfo is a snapshot of a chain; its slices are copies. ChainInfo is
+// a plain value, safe for concurrent use as long as nobody modifies it.
+type ChainInfo struct {
+	ID        string        `json:"id"`
+	State     string        `json:"state"`
+	Mediators []string      `json:"mediators"`
+	Adapters  AdapterIDs    `json:"adapters"`
+	Bindings  []BindingInfo `json:"bindings"`
+}
+
+// Info returns a snapshot of the chain: its state, its component ids and its
+// bindings, each in creation order.
+func (ch *Chain) Info() (ChainInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ChainInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	ci := ChainInfo{
+		ID: ch.id, State: ch.State(), Mediators: []string{},
+		Adapters: AdapterIDs{InOnly: []string{}, OutOnly: []string{}, InOut: []string{}},
+		Bindings: make([]BindingInfo, 0, len(ch.bindings)),
+	}
+	for _, c := range ch.order {
+		switch {
+		case c.typ.Kind == KindMediator:
+			ci.Mediators = append(ci.Mediators, c.id)
+		case c.typ.Pattern == PatternInOnly:
+			ci.Adapters.InOnly = append(ci.Adapters.InOnly, c.id)
+		case c.typ.Pattern == PatternOutOnly:
+			ci.Adapters.OutOnly = append(ci.Adapters.OutOnly, c.id)
+		default:
+			ci.Adapters.InOut = append(ci.Adapters.InOut, c.id)
+		}
+	}
+	for _, b := range ch.bindings {
+		ci.Bindings = append(ci.Bindings, b.info())
+	}
+	return ci, nil
+}
+
+// info describes b; ch.mu is held.
+func (b *binding) info() BindingInfo {
+	return BindingInfo{
+		From:       b.from.id + ":" + b.fromPort,
+		To:         b.target.Load().id + ":" + b.toPort,
+		Linker:     b.linker,
+		Properties: cloneMap(b.props),
+	}
+}
+
+// Start starts the chain: queue links deliver, periodic components tick,
+// and Send is accepted. Starting a started chain does nothing. It fails with
+// ErrConflict when the engine is closed.
+func (ch *Chain) Start() error {
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	if ch.state.Load() == stStarted {
+		return nil
+	}
+	if ch.eng.isClosed() {
+		return fmt.Errorf("%w: engine closed", ErrConflict)
+	}
+	ch.state.Store(stStarted)
+	for _, b := range ch.bindings {
+		b.link.Start()
+	}
+	for _, c := range ch.order {
+		c.startTicker()
+		c.flushNow()
+	}
+	return nil
+}
+
+// flushNow processes c's pending messages, if any; ch.mu is held and the
+// chain is started.
+func (c *comp) flushNow() {
+	if c.npend.Load() == 0 {
+		return
+	}
+	c.mu.Lock()
+	c.flushLocked()
+	c.mu.Unlock()
+}
+
+// Stop stops the chain and returns once nothing is processed any more:
+// Send is refused, each queue link finishes the message it is delivering,
+// periodic components stop ticking. Components, bindings and every held or
+// queued message are kept for the next Start. Stopping an idle chain makes
+// it stopped; stopping a stopped chain does nothing.
+func (ch *Chain) Stop() error {
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	ch.stopLocked()
+	return nil
+}
+
+func (ch *Chain) stopLocked() {
+	switch ch.state.Load() {
+	case stStopped:
+		return
+	case stIdle:
+		ch.state.Store(stStopped)
+		return
+	}
+	ch.state.Store(stStopping)
+	for _, b := range ch.bindings {
+		b.link.Stop()
+	}
+	for _, c := range ch.order {
+		c.stopTicker()
+	}
+	ch.waitIdle()
+	ch.state.Store(stStopped)
+}
+
+// destroy stops the chain and releases everything (DeleteChain).
+func (ch *Chain) destroy() {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	ch.stopLocked()
+	ch.deleted.Store(true)
+	for _, b := range ch.bindings {
+		b.dead.Store(true)
+		b.link.Close()
+	}
+	for _, c := range ch.order {
+		c.mu.Lock()
+		c.removed = true
+		closeImpl(c.impl)
+		c.mu.Unlock()
+	}
+}
+
+// AddMediator creates a mediator of type typ (see AddComponent).
+func (ch *Chain) AddMediator(typ, id string, props map[string]any) (ComponentInfo, error) {
+	return ch.AddComponent(KindMediator, typ, id, props)
+}
+
+// AddAdapter creates an adapter of type typ (see AddComponent).
+func (ch *Chain) AddAdapter(typ, id string, props map[string]any) (ComponentInfo, error) {
+	return ch.AddComponent(KindAdapter, typ, id, props)
+}
+
+// AddComponent creates component id of type typ with props merged over
+// the type's defaults, and returns its snapshot. kind must be the type's
+// kind ("" accepts any). It fails with ErrInvalid for a malformed id, an
+// unknown type or one of another kind (the message lists the known types of
+// the kind), or properties the type rejects; with ErrConflict when the id is
+// taken. A component added to a started chain runs at once.
+func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	if err := checkID("component", id); err != nil {
+		return ComponentInfo{}, err
+	}
+	t, err := ch.eng.registry.lookup(kind, typ)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	merged := cloneMap(t.Properties)
+	if merged == nil {
+		merged = map[string]any{}
+	}
+	maps.Copy(merged, cloneMap(props))
+	c, err := ch.addLocked(t, id, merged)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(c), nil
+}
+
+// addLocked builds and adds a component; ch.mu is held.
+func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, error) {
+	if _, err := ch.find(id); err == nil {
+		return nil, fmt.Errorf("%w: component %s already exists in chain %s", ErrConflict, id, ch.id)
+	}
+	impl, in, out, err := ch.build(t, id, props)
+	if err != nil {
+		return nil, err
+	}
+	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(),
+		props: props, in: in, out: out}
+	c.setImpl(impl)
+	c.routes.Store(&[]route{})
+	next := maps.Clone(*ch.comps.Load())
+	next[id] = c
+	ch.comps.Store(&next)
+	ch.order = append(ch.order, c)
+	if ch.state.Load() == stStarted {
+		c.startTicker()
+	}
+	return c, nil
+}
+
+// build runs t's constructor on a copy of props and works out the ports.
+func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, out []string, err error) {
+	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output})
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			err = fmt.Errorf("%w: %s %s: %v", ErrInvalid, t.Kind, t.Name, err)
+		}
+		return nil, nil, nil, err
+	}
+	in, out = slices.Clone(t.In), slices.Clone(t.Out)
+	if p, ok := impl.(Porter); ok {
+		in, out = p.Ports()
+		in, out = slices.Clone(in), slices.Clone(out)
+	}
+	for _, p := range slices.Concat(in, out) {
+		if !validPort(p) {
+			closeImpl(impl)
+			return nil, nil, nil, fmt.Errorf("%w: %s %s: port name %q: want 1 to 128 letters, digits or -_.", ErrInvalid, t.Kind, t.Name, p)
+		}
+	}
+	if _, ok := impl.(Processor); !ok && len(in) > 0 {
+		closeImpl(impl)
+		return nil, nil, nil, fmt.Errorf("%w: type %s has in ports but its constructor returned %T, not a Processor", ErrInvalid, t.Name, impl)
+	}
+	return impl, in, out, nil
+}
+
+// newUUID returns a random RFC 4122 version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Component returns a snapshot of component id, or an error wrapping
+// ErrNotFound.
+func (ch *Chain) Component(id string) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(id)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(c), nil
+}
+
+// Components returns snapshots of every component, in creation order.
+func (ch *Chain) Components() ([]ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return nil, err
+	}
+	defer ch.mu.Unlock()
+	out := make([]ComponentInfo, 0, len(ch.order))
+	for _, c := range ch.order {
+		out = append(out, ch.infoLocked(c))
+	}
+	return out, nil
+}
+
+// infoLocked builds c's snapshot; ch.mu is held.
+func (ch *Chain) infoLocked(c *comp) ComponentInfo {
+	state := ComponentStopped
+	if ch.state.Load() == stStarted {
+		state = ComponentValid
+	}
+	c.mu.Lock()
+	if k, ok := c.impl.(Checker); ok && k.Check() != nil {
+		state = ComponentInvalid
+	}
+	nIn, nOut := c.nIn, c.nOut
+	c.mu.Unlock()
+	q := int(c.npend.Load())
+	for _, b := range ch.bindings {
+		if b.target.Load() == c {
+			q += b.link.Len()
+		}
+	}
+	return ComponentInfo{
+		ID: c.id, Kind: c.typ.Kind, Type: c.typ.Name, Namespace: Namespace, UUID: c.uuid, State: state,
+		Created: c.created, Properties: cloneMap(c.props), Pattern: c.typ.Pattern,
+		In: append([]string{}, c.in...), Out: append([]string{}, c.out...),
+		Counters: Counters{In: nIn, Out: nOut, Dropped: c.nDropped.Load(), Errors: c.nErrors.Load(), Queue: q},
+	}
+}
+
+// RemoveComponent removes component id and all its bindings. kind, when
+// not "", must be the component's kind (otherwise ErrNotFound, as for a
+// missing component). The messages it held, and those queued on its
+// bindings, are discarded and counted as dropped; a message in flight
+// towards it is dropped too.
+func (ch *Chain) RemoveComponent(kind Kind, id string) error {
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(id)
+	if err != nil {
+		return err
+	}
+	if kind != "" && c.typ.Kind != kind {
+		return fmt.Errorf("%w: no %s %q in chain %s (it is a %s)", ErrNotFound, kind, id, ch.id, c.typ.Kind)
+	}
+	c.stopTicker()
+	var sources []*comp
+	ch.bindings = slices.DeleteFunc(ch.bindings, func(b *binding) bool {
+		t := b.target.Load()
+		if b.from != c && t != c {
+			return false
+		}
+		ch.dropBinding(b)
+		if b.from != c {
+			sources = append(sources, b.from)
+		}
+		return true
+	})
+	for _, s := range sources {
+		ch.rebuildRoutes(s)
+	}
+	c.routes.Store(&[]route{})
+	c.mu.Lock()
+	c.removed = true
+	c.nDropped.Add(uint64(len(c.takeHeldLocked())))
+	closeImpl(c.impl)
+	c.mu.Unlock()
+	next := maps.Clone(*ch.comps.Load())
+	delete(next, id)
+	ch.comps.Store(&next)
+	ch.order = slices.DeleteFunc(ch.order, func(x *comp) bool { return x == c })
+	return nil
+}
+
+// dropBinding kills b and discards what its link holds, counted as dropped
+// by the target; ch.mu is held. The caller removes b from ch.bindings.
+func (ch *Chain) dropBinding(b *binding) {
+	b.dead.Store(true)
+	if n := b.link.Close(); n > 0 {
+		b.target.Load().nDropped.Add(uint64(n))
+	}
+}
+
+// rebuildRoutes recomputes c's out routes from ch.bindings; ch.mu is held.
+func (ch *Chain) rebuildRoutes(c *comp) {
+	var rs []route
+	for _, b := range ch.bindings {
+		if b.from != c {
+			continue
+		}
+		i := slices.IndexFunc(rs, func(r route) bool { return r.port == b.fromPort })
+		if i < 0 {
+			rs = append(rs, route{port: b.fromPort})
+			i = len(rs) - 1
+		}
+		rs[i].bs = append(rs[i].bs, b)
+	}
+	c.routes.Store(&rs)
+}
+
+// UpdateProperties merges props into component id's properties and
+// reconfigures it: the type's constructor validates the merged properties
+// and builds a new implementation, which takes over the messages the old one
+// held and serves from the next message on. It fails with ErrNotFound for
+// an unknown id, and with ErrInvalid, changing nothing, when the merged
+// properties are rejected or would remove a port that is bound.
+func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(id)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	merged := cloneMap(c.props)
+	maps.Copy(merged, cloneMap(props))
+	impl, in, out, err := ch.build(c.typ, id, merged)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	if err := ch.checkBoundPorts(c, c, in, out); err != nil {
+		closeImpl(impl)
+		return ComponentInfo{}, err
+	}
+	started := ch.state.Load() == stStarted
+	c.stopTicker()
+	c.mu.Lock()
+	held := c.takeHeldLocked()
+	closeImpl(c.impl)
+	c.setImpl(impl)
+	c.in, c.out, c.props = in, out, merged
+	c.addPending(held)
+	if started {
+		c.flushLocked()
+	}
+	c.mu.Unlock()
+	if started {
+		c.startTicker()
+	}
+	return ch.infoLocked(c), nil
+}
+
+// checkBoundPorts verifies that every bound port of c exists among in/out
+// (the ports of to); ch.mu is held.
+func (ch *Chain) checkBoundPorts(c, to *comp, in, out []string) error {
+	for _, b := range ch.bindings {
+		if b.target.Load() == c && !slices.Contains(in, b.toPort) {
+			return fmt.Errorf("%w: in port %q of %s is bound but %s has no such in port (in ports: %s)",
+				ErrInvalid, b.toPort, c.id, to.id, listPorts(in))
+		}
+		if b.from == c && !slices.Contains(out, b.fromPort) {
+			return fmt.Errorf("%w: out port %q of %s is bound but %s has no such out port (out ports: %s)",
+				ErrInvalid, b.fromPort, c.id, to.id, listPorts(out))
+		}
+	}
+	return nil
+}
+
+func listPorts(ps []string) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// Copy creates component to with from's kind, type and properties, and no
+// binding. It fails with ErrNotFound when from does not exist, ErrInvalid
+// for a malformed id, and ErrConflict when to exists.
+func (ch *Chain) Copy(from, to string) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(from)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	if err := checkID("component", to); err != nil {
+		return ComponentInfo{}, err
+	}
+	n, err := ch.addLocked(c.typ, to, cloneMap(c.props))
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(n), nil
+}
+
+// Replace makes component to take over every binding of component from, on
+// the same port names, and every message from holds: the queues of its
+// incoming bindings (which now feed to), its held messages (partial
+// aggregation groups, retained messages, ...), which to processes before
+// anything newer. from stays in the chain, unbound. The switch is lossless
+// under load: no message is lost or duplicated and the order per source is
+// kept, whatever the linkers.
+//
+// Both must exist (ErrNotFound) and be distinct and of the same kind, and to
+// must have every bound port of from; otherwise, and when the result would
+// contain a cycle of direct bindings, it fails with ErrInvalid. It fails with
+// ErrConflict when to already has one of the bindings it would take over.
+// On error nothing changes.
+func (ch *Chain) Replace(from, to string) error {
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	f, err := ch.find(from)
+	if err != nil {
+		return err
+	}
+	t, err := ch.find(to)
+	if err != nil {
+		return err
+	}
+	if f == t {
+		return fmt.Errorf("%w: cannot replace %s by itself", ErrInvalid, from)
+	}
+	if f.typ.Kind != t.typ.Kind {
+		return fmt.Errorf("%w: cannot replace %s %s by %s %s", ErrInvalid, f.typ.Kind, from, t.typ.Kind, to)
+	}
+	if err := ch.checkBoundPorts(f, t, t.in, t.out); err != nil {
+		return err
+	}
+	sub := func(c *comp) *comp {
+		if c == f {
+			return t
+		}
+		return c
+	}
+	var edges []edge
+	seen := map[string]bool{}
+	for _, b := range ch.bindings {
+		e := edge{from: sub(b.from), fromPort: b.fromPort, to: sub(b.target.Load()), toPort: b.toPort, direct: b.direct}
+		k := e.key()
+		if seen[k] {
+			return fmt.Errorf("%w: %s already has the binding %s -> %s", ErrConflict, to, e.from.id+":"+e.fromPort, e.to.id+":"+e.toPort)
+		}
+		seen[k] = true
+		edges = append(edges, e)
+	}
+	if hasDirectCycle(edges) {
+		return fmt.Errorf("%w: replacing %s by %s would make a cycle of direct bindings", ErrInvalid, from, to)
+	}
+
+	// Apply. Holding f.mu, no message is being processed by f; deliveries
+	// waiting for f.mu re-read their binding's target and go to t. t is
+	// made ready (out routes, handed-over messages) before any binding
+	// targets it: a delivery that sees t as its target finds it complete.
+	f.mu.Lock()
+	for _, b := range ch.bindings {
+		if b.from == f {
+			b.from = t
+		}
+	}
+	ch.rebuildRoutes(t)
+	t.addPending(f.takeHeldLocked())
+	for _, b := range ch.bindings {
+		if b.target.Load() == f {
+			b.target.Store(t)
+		}
+	}
+	ch.rebuildRoutes(f)
+	f.mu.Unlock()
+	if ch.state.Load() == stStarted {
+		t.flushNow()
+	}
+	return nil
+}
+
+// edge is a binding as seen by validation.
+type edge struct {
+	from     *comp
+	fromPort string
+	to       *comp
+	toPort   string
+	direct   bool
+}
+
+func (e edge) key() string { return e.from.id + ":" + e.fromPort + "\x00" + e.to.id + ":" + e.toPort }
+
+// hasDirectCycle reports whether the direct edges contain a cycle (a direct
+// cycle would recurse forever or self-deadlock).
+func hasDirectCycle(edges []edge) bool {
+	next := map[*comp][]*comp{}
+	for _, e := range edges {
+		if e.direct {
+			next[e.from] = append(next[e.from], e.to)
+		}
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[*comp]int{}
+	var visit func(c *comp) bool
+	visit = func(c *comp) bool {
+		color[c] = grey
+		for _, n := range next[c] {
+			switch color[n] {
+			case grey:
+				return true
+			case white:
+				if visit(n) {
+					return true
+				}
+			}
+		}
+		color[c] = black
+		return false
+	}
+	for c := range next {
+		if color[c] == white && visit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Endpoint is one end of a binding: a component id and one of its ports.
+// Endpoint is a plain value, safe for concurrent use as long as nobody modifies it.
+type Endpoint struct {
+	Component string
+	Port      string
+}
+
+// String returns "<component>:<port>".
+func (e Endpoint) String() string { return e.Component + ":" + e.Port }
+
+// ParseEndpoint parses "<component>:<port>"; the port is what follows the
+// last colon (ports have no colon, component ids may). Both parts must be
+// non-empty, otherwise it fails with ErrInvalid.
+func ParseEndpoint(s string) (Endpoint, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return Endpoint{}, fmt.Errorf("%w: endpoint %q: want <component>:<port>", ErrInvalid, s)
+	}
+	return Endpoint{Component: s[:i], Port: s[i+1:]}, nil
+}
+
+// Bind connects out port from ("<component>:<port>") to in port to with the
+// named linker ("" is "direct"; "queue" and its aliases JMS-Joram and
+// JMS_Joram report as "queue") configured by props, and returns the
+// binding's description. It fails with ErrInvalid for a malformed endpoint,
+// a port the component does not have (the message lists its ports), an
+// unknown linker (the message lists them), properties the linker rejects, or
+// a cycle of direct bindings; with ErrNotFound for an unknown component; and
+// with ErrConflict when the same from/to binding exists. A binding added to a
+// started chain works at once.
+func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInfo, error) {
+	fe, err := ParseEndpoint(from)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	te, err := ParseEndpoint(to)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	if err := ch.lock(); err != nil {
+		return BindingInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	fc, err := ch.find(fe.Component)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	tc, err := ch.find(te.Component)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	if !slices.Contains(fc.out, fe.Port) {
+		return BindingInfo{}, fmt.Errorf("%w: %s has no out port %q (out ports: %s)", ErrInvalid, fc.id, fe.Port, listPorts(fc.out))
+	}
+	if !slices.Contains(tc.in, te.Port) {
+		return BindingInfo{}, fmt.Errorf("%w: %s has no in port %q (in ports: %s)", ErrInvalid, tc.id, te.Port, listPorts(tc.in))
+	}
+	le, err := ch.eng.registry.linker(linker)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	if ch.findBinding(fe, te) != nil {
+		return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s already exists", ErrConflict, from, to)
+	}
+	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
+	b.target.Store(tc)
+	link, err := le.linker.NewLink(cloneMap(props), b)
+	if err == nil && link == nil {
+		err = fmt.Errorf("linker %s returned a nil link", le.name)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			err = fmt.Errorf("%w: linker %s: %v", ErrInvalid, le.name, err)
+		}
+		return BindingInfo{}, err
+	}
+	b.link = link
+	_, b.direct = link.(*directLink)
+	if b.direct {
+		edges := []edge{{from: fc, to: tc, direct: true}}
+		for _, x := range ch.bindings {
+			edges = append(edges, edge{from: x.from, to: x.target.Load(), direct: x.direct})
+		}
+		if hasDirectCycle(edges) {
+			link.Close()
+			return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s would make a cycle of direct bindings (use a queue linker)", ErrInvalid, from, to)
+		}
+	}
+	ch.bindings = append(ch.bindings, b)
+	ch.rebuildRoutes(fc)
+	if ch.state.Load() == stStarted {
+		link.Start()
+	}
+	return b.info(), nil
+}
+
+// findBinding returns the binding between the two endpoints; ch.mu is held.
+func (ch *Chain) findBinding(from, to Endpoint) *binding {
+	for _, b := range ch.bindings {
+		if b.from.id == from.Component && b.fromPort == from.Port && b.target.Load().id == to.Component && b.toPort == to.Port {
+			return b
+		}
+	}
+	return nil
+}
+
+// Unbind removes the binding from -> to. Messages queued on it are
+// discarded and counted as dropped by the target. It fails with ErrInvalid
+// for a malformed endpoint and ErrNotFound when there is no such binding.
+func (ch *Chain) Unbind(from, to string) error {
+	fe, err := ParseEndpoint(from)
+	if err != nil {
+		return err
+	}
+	te, err := ParseEndpoint(to)
+	if err != nil {
+		return err
+	}
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	b := ch.findBinding(fe, te)
+	if b == nil {
+		return fmt.Errorf("%w: no binding %s -> %s in chain %s", ErrNotFound, from, to, ch.id)
+	}
+	ch.bindings = slices.DeleteFunc(ch.bindings, func(x *binding) bool { return x == b })
+	ch.rebuildRoutes(b.from)
+	ch.dropBinding(b)
+	return nil
+}
+
+// Send injects m into the chain through component id, which must accept
+// injection (implement Injector, as rest-in does), and returns once the
+// message has been processed as far as direct bindings carry it. Send takes
+// ownership of m. Several goroutines may Send concurrently; messages from
+// one goroutine keep their order. Send blocks while a queue binding on the
+// way is full (backpressure). It fails with ErrNotFound for an unknown
+// component, ErrInvalid when the component does not accept injection (or
+// its injection fails), and ErrConflict when the chain is not started.
+func (ch *Chain) Send(id string, m Message) error {
+	if ch.deleted.Load() {
+		return ch.gone()
+	}
+	c := (*ch.comps.Load())[id]
+	if c == nil {
+		return fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+	}
+	if !c.injectable.Load() {
+		return fmt.Errorf("%w: component %s (%s) does not accept messages", ErrInvalid, id, c.typ.Name)
+	}
+	if !ch.enter() {
+		return fmt.Errorf("%w: chain %s is not started", ErrConflict, ch.id)
+	}
+	c.mu.Lock()
+	var err error
+	switch {
+	case c.removed:
+		err = fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+	case c.inj == nil:
+		err = fmt.Errorf("%w: component %s (%s) does not accept messages", ErrInvalid, id, c.typ.Name)
+	default:
+		if ierr := c.inject(m); ierr != nil {
+			err = fmt.Errorf("%w: component %s rejected the message: %v", ErrInvalid, id, ierr)
+		}
+	}
+	c.mu.Unlock()
+	ch.exit()
+	return err
+}
+
+// Messages returns a copy of the messages retained by component id (which
+// must implement Retainer, as rest-out does), oldest first. It fails with
+// ErrNotFound for an unknown component and ErrInvalid for one that retains
+// nothing. It works whatever the chain's state.
+func (ch *Chain) Messages(id string) ([]Message, error) {
+	if ch.deleted.Load() {
+		return nil, ch.gone()
+	}
+	c := (*ch.comps.Load())[id]
+	if c == nil {
+		return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, ok := c.impl.(Retainer)
+	if !ok || c.removed {
+		if c.removed {
+			return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+		}
+		return nil, fmt.Errorf("%w: component %s (%s) retains no messages", ErrInvalid, id, c.typ.Name)
+	}
+	ms := r.Retained()
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
+	}
+	return out, nil
+}

@@ -1,0 +1,93 @@
+// Package mediation is the mediation engine of pervasim: chains of
+// mediators and adapters connected by bindings, through which messages flow.
+//
+// An Engine holds chains by id. A Chain holds components of two kinds, in a
+// single id space: mediators (passthrough, enricher, filter, router,
+// splitter, aggregator, translator, or types of your own) and adapters at
+// the border of the chain (rest-in, rest-out, console, number-generator, or
+// your own). Bindings connect an out port of one component to an in port of
+// another, through a linker: "direct" (synchronous) or "queue" (asynchronous,
+// bounded). Types and linkers come from a Registry, to which programs add
+// their own with Registry.Register and Registry.RegisterLinker.
+//
+//	e := mediation.NewEngine(mediation.Config{})
+//	defer e.Close()
+//	ch, _ := e.CreateChain("demo")
+//	ch.AddAdapter("rest-in", "in", nil)
+//	ch.AddMediator("enricher", "tag", map[string]any{"site": "lab"})
+//	ch.AddAdapter("rest-out", "out", nil)
+//	ch.Bind("in:out", "tag:in", "", nil)
+//	ch.Bind("tag:out", "out:in", "queue", nil)
+//	ch.Start()
+//	ch.Send("in", mediation.Message{Content: "hello"})
+//
+// The package does no I/O of its own besides writing console lines to
+// Config.Output; the REST interface lives elsewhere.
+//
+// # Concurrency
+//
+// Engine, Chain and Registry are safe for concurrent use. Structural
+// operations on a chain (adding, removing, binding, replacing, starting,
+// stopping) are serialised per chain; message operations (Chain.Send,
+// Chain.Messages) run concurrently with them and with each other, without a
+// chain-wide lock. Each component processes one message at a time, in
+// arrival order: its implementation (Processor, Injector, Periodic, ...)
+// never runs concurrently with itself and needs no locking of its own.
+//
+// A direct binding processes the message on the sender's goroutine; a queue
+// binding has a bounded FIFO drained by its own goroutine. Queues give
+// backpressure: a producer (Chain.Send, or an upstream component) blocks
+// while a queue is full (the message being delivered counts towards the
+// capacity: the binding property "capacity", default DefaultQueueCapacity).
+// When Stop begins, producers blocked on a full queue are released and their
+// message is queued beyond capacity: nothing is lost, and the excess is
+// bounded by the processing that was in flight. The engine owns every
+// goroutine it starts: Stop and Engine.Close return only once they have
+// stopped.
+//
+// Component implementations must not call methods of their own chain, nor
+// block waiting for other goroutines that do: structural operations and
+// Stop wait for the processing in progress, and a component sending to
+// itself would wait for itself.
+//
+// A message belongs to one component at a time. Where a message is sent to
+// several bindings (an out port bound twice, a router matching several
+// ports) every consumer but the last gets a deep copy (Message.Clone).
+//
+// # Errors
+//
+// Every error returned by this package wraps exactly one of ErrNotFound
+// (a chain, component, binding or type that does not exist), ErrInvalid (a
+// malformed or unacceptable request) and ErrConflict (a clash with the
+// current state: duplicate id or binding, chain not started, engine
+// closed), with a message giving the context; test them with errors.Is.
+// Every operation validates its request first and then either applies fully
+// or changes nothing.
+//
+// # Runtime
+//
+// A component is an implementation built by its Type's constructor from its
+// properties, run by the engine. For a mediator the engine provides the
+// scheduler (when the implementation runs: on each message, as it arrives;
+// on a period, for Periodic implementations, measured with Config.Clock;
+// correlation groups are the implementation's business, as the aggregator
+// shows) and the dispatcher (the Emitter, which sends what the
+// implementation emits to the bindings of the port it names); the
+// implementation is the processor.
+//
+// A chain is "idle" until started, then "started" or "stopped". While it is
+// not started, nothing is processed: Send is refused, queue links keep
+// their messages, periodic components do not tick; components and bindings
+// may still be added and changed. Start resumes everything where it was.
+//
+// Chain.Replace swaps a component for another without losing, duplicating
+// or reordering messages: the bindings keep their identity and only their
+// ends move, deliveries waiting for the old component follow the move, and
+// what the old component holds (see Drainer) is processed by the new one
+// before any newer message. Chain.UpdateProperties uses the same hand-over
+// between the old and the new implementation of a component.
+//
+// Bindings that form a cycle made only of direct bindings are refused. A
+// cycle through a queue binding is allowed, but may block for good when its
+// queue fills up.
+package mediation

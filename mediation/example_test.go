@@ -1,0 +1,117 @@
+package mediation_test
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// ExampleChain_Send builds a chain rest-in -> filter -> enricher -> rest-out,
+// pushes messages through it and reads what came out.
+func ExampleChain_Send() {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+
+	ch, _ := e.CreateChain("demo")
+	ch.AddAdapter("rest-in", "in", nil)
+	ch.AddMediator("filter", "hot", map[string]any{"condition": "(temperature>=25)"})
+	ch.AddMediator("enricher", "tag", map[string]any{"alert": true})
+	ch.AddAdapter("rest-out", "out", nil)
+	ch.Bind("in:out", "hot:in", "", nil)
+	ch.Bind("hot:out", "tag:in", "", nil)
+	ch.Bind("tag:out", "out:in", "", nil)
+	if err := ch.Start(); err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	for _, temp := range []float64{20, 26, 31} {
+		ch.Send("in", mediation.Message{Content: temp, Properties: map[string]any{"temperature": temp}})
+	}
+	msgs, _ := ch.Messages("out")
+	for _, m := range msgs {
+		fmt.Println(m.Content, mediation.FormatProperties(m.Properties))
+	}
+	info, _ := ch.Component("hot")
+	fmt.Printf("filter: in=%d out=%d dropped=%d\n", info.Counters.In, info.Counters.Out, info.Counters.Dropped)
+	// Output:
+	// 26 {"alert":true,"temperature":26}
+	// 31 {"alert":true,"temperature":31}
+	// filter: in=3 out=2 dropped=1
+}
+
+// ExampleRegistry_Register registers a custom mediator type and uses it.
+func ExampleRegistry_Register() {
+	reg := mediation.NewRegistry()
+	err := reg.Register(mediation.Type{
+		Name:       "upper",
+		Kind:       mediation.KindMediator,
+		In:         []string{"in"},
+		Out:        []string{"out"},
+		Properties: map[string]any{"suffix": ""},
+		Doc:        "Upper-cases string content and appends suffix.",
+		New: func(props map[string]any, _ mediation.Env) (any, error) {
+			suffix, ok := props["suffix"].(string)
+			if !ok {
+				return nil, fmt.Errorf("%w: suffix must be a string", mediation.ErrInvalid)
+			}
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+				if s, ok := m.Content.(string); ok {
+					m.Content = strings.ToUpper(s) + suffix
+				}
+				out.Emit("out", m)
+				return nil
+			}), nil
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	e := mediation.NewEngine(mediation.Config{Registry: reg, Output: os.Stdout})
+	defer e.Close()
+	ch, _ := e.CreateChain("shout")
+	ch.AddAdapter("rest-in", "in", nil)
+	ch.AddMediator("upper", "up", map[string]any{"suffix": "!"})
+	ch.AddAdapter("console", "log", nil)
+	ch.Bind("in:out", "up:in", "", nil)
+	ch.Bind("up:out", "log:in", "", nil)
+	ch.Start()
+	ch.Send("in", mediation.Message{Content: "hello"})
+
+	_, err = ch.AddMediator("upper", "bad", map[string]any{"suffix": 1})
+	fmt.Println(err)
+	// Output:
+	// shout/log {"content":"HELLO!"}
+	// invalid: suffix must be a string
+}
+
+// ExampleChain_Replace swaps an aggregator holding a partial group for a
+// fresh one: the replacement completes the group.
+func ExampleChain_Replace() {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch, _ := e.CreateChain("agg")
+	ch.AddAdapter("rest-in", "in", nil)
+	ch.AddMediator("aggregator", "old", map[string]any{"count": 3})
+	ch.AddAdapter("rest-out", "out", nil)
+	ch.Bind("in:out", "old:in", "", nil)
+	ch.Bind("old:out", "out:in", "", nil)
+	ch.Start()
+	send := func(s string) {
+		ch.Send("in", mediation.Message{Content: s, Properties: map[string]any{"correlation.id": "g"}})
+	}
+	send("a")
+	send("b")
+	ch.Copy("old", "new")
+	ch.Replace("old", "new")
+	send("c")
+	msgs, _ := ch.Messages("out")
+	info, _ := ch.Info()
+	fmt.Println(msgs[0].Content, info.Bindings)
+	// Output:
+	// [a b c] [{in:out new:in direct map[]} {new:out out:in direct map[]}]
+}

@@ -1,0 +1,259 @@
+package mediation_test
+
+import (
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// gatedRegistry adds a "gate" mediator whose instances wait for a token on
+// tokens before forwarding each message.
+func gatedRegistry(t *testing.T, s *sink, tokens chan struct{}) *mediation.Registry {
+	r := testRegistry(t, s)
+	err := r.Register(mediation.Type{
+		Name: "gate", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+				<-tokens
+				out.Emit("out", m)
+				return nil
+			}), nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestLifecycleStates(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch := build(t, e, "c")
+	steps := []struct {
+		name string
+		op   func() error
+		want string
+	}{
+		{"new", nil, mediation.StateIdle},
+		{"stop idle", ch.Stop, mediation.StateStopped},
+		{"stop stopped", ch.Stop, mediation.StateStopped},
+		{"start", ch.Start, mediation.StateStarted},
+		{"start started", ch.Start, mediation.StateStarted},
+		{"stop", ch.Stop, mediation.StateStopped},
+		{"restart", ch.Start, mediation.StateStarted},
+	}
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			if st.op != nil {
+				if err := st.op(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			info, _ := ch.Info()
+			if diff := cmp.Diff(st.want, info.State); diff != "" {
+				t.Errorf("state (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestStopKeepsQueuedMessages: stopping lets the queue finish the message
+// it is delivering, keeps the others queued, and Start resumes them in order.
+func TestStopKeepsQueuedMessages(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tokens := make(chan struct{})
+		s := newSink(5)
+		e := mediation.NewEngine(mediation.Config{Registry: gatedRegistry(t, s, tokens)})
+		defer e.Close()
+		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), adp("sink", "o", nil),
+			bind("a:out", "g:in", "queue"), bind("g:out", "o:in", ""), start)
+		for i := range 5 {
+			if err := ch.Send("a", msg(i, nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // the queue is delivering message 0, blocked in the gate
+		stopped := make(chan error)
+		go func() { stopped <- ch.Stop() }()
+		synctest.Wait() // Stop waits for the delivery in progress
+		tokens <- struct{}{}
+		if err := <-stopped; err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]any{0}, contents(s.all())); diff != "" {
+			t.Errorf("delivered before the stop completed (-want +got):\n%s", diff)
+		}
+		if q := mustComponent(t, ch, "g").Counters.Queue; q != 4 {
+			t.Errorf("queue of g after Stop = %d, want 4", q)
+		}
+		if err := ch.Send("a", msg(99, nil)); errKind(err) != "conflict" {
+			t.Errorf("Send to a stopped chain: %v, want conflict", err)
+		}
+		// Structure can change while stopped; the queue stays.
+		if _, err := ch.AddAdapter("rest-out", "late", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ch.Bind("g:out", "late:in", "queue", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for range 4 {
+			tokens <- struct{}{}
+		}
+		s.wait(t)
+		if diff := cmp.Diff([]any{0, 1, 2, 3, 4}, contents(s.all())); diff != "" {
+			t.Errorf("delivered after restart (-want +got):\n%s", diff)
+		}
+		synctest.Wait()
+		ms, _ := ch.Messages("late")
+		if diff := cmp.Diff([]any{1, 2, 3, 4}, contents(ms)); diff != "" {
+			t.Errorf("binding added while stopped (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestBackpressure: a full queue blocks the sender until there is room.
+func TestBackpressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tokens := make(chan struct{})
+		s := newSink(4)
+		e := mediation.NewEngine(mediation.Config{Registry: gatedRegistry(t, s, tokens)})
+		defer e.Close()
+		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), adp("sink", "o", nil),
+			func(ch *mediation.Chain) error {
+				_, err := ch.Bind("a:out", "g:in", "queue", map[string]any{"capacity": 2.0})
+				return err
+			},
+			bind("g:out", "o:in", ""), start)
+		// Message 0 is in the gate and still counts, 1 fills the queue: the third Send blocks.
+		var returned [4]bool
+		go func() {
+			for i := range 4 {
+				ch.Send("a", msg(i, nil))
+				returned[i] = true
+			}
+		}()
+		synctest.Wait()
+		if diff := cmp.Diff([4]bool{true, true, false, false}, returned); diff != "" {
+			t.Errorf("sends returned (-want +got):\n%s", diff)
+		}
+		tokens <- struct{}{}
+		synctest.Wait()
+		if diff := cmp.Diff([4]bool{true, true, true, false}, returned); diff != "" {
+			t.Errorf("sends returned after one delivery (-want +got):\n%s", diff)
+		}
+		for range 3 {
+			tokens <- struct{}{}
+		}
+		s.wait(t)
+		synctest.Wait()
+		if !returned[3] {
+			t.Error("last Send did not return")
+		}
+	})
+}
+
+// TestStopReleasesBlockedSenders: a sender blocked on a full queue is
+// released by Stop (its message is queued, beyond capacity if need be, not
+// lost), and later Sends are refused.
+func TestStopReleasesBlockedSenders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tokens := make(chan struct{})
+		s := newSink(4)
+		e := mediation.NewEngine(mediation.Config{Registry: gatedRegistry(t, s, tokens)})
+		defer e.Close()
+		ch := build(t, e, "c", adp("rest-in", "a", nil), med("passthrough", "p", nil), med("gate", "g", nil), adp("sink", "o", nil),
+			bind("a:out", "p:in", ""),
+			func(ch *mediation.Chain) error {
+				_, err := ch.Bind("p:out", "g:in", "queue", map[string]any{"capacity": 2.0})
+				return err
+			},
+			bind("g:out", "o:in", ""), start)
+		sendErr := make(chan error, 4)
+		go func() {
+			for i := range 4 {
+				sendErr <- ch.Send("a", msg(i, nil))
+			}
+		}()
+		synctest.Wait() // 0 in the gate and 1 queued (capacity 2, the message being delivered counts), Send(2) blocked in p
+		stopped := make(chan error)
+		go func() { stopped <- ch.Stop() }()
+		synctest.Wait()
+		tokens <- struct{}{} // lets the delivery of 0 finish
+		if err := <-stopped; err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		for i, want := range []string{"", "", "", "conflict"} {
+			if got := errKind(<-sendErr); got != want {
+				t.Errorf("Send(%d) error kind = %q, want %q", i, got, want)
+			}
+		}
+		if q := mustComponent(t, ch, "g").Counters.Queue; q != 2 {
+			t.Errorf("queue of g after Stop = %d, want 2", q)
+		}
+		ch.Start()
+		go ch.Send("a", msg(3, nil)) // blocks until the queue has room
+		for range 3 {
+			tokens <- struct{}{}
+		}
+		s.wait(t)
+		if diff := cmp.Diff([]any{0, 1, 2, 3}, contents(s.all())); diff != "" {
+			t.Errorf("delivered (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestDeleteStops: deleting a started chain stops its goroutines (synctest
+// fails on any goroutine left behind) and discards its queues.
+func TestDeleteStops(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tokens := make(chan struct{})
+		s := newSink(1)
+		e := mediation.NewEngine(mediation.Config{Registry: gatedRegistry(t, s, tokens)})
+		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), adp("sink", "o", nil),
+			bind("a:out", "g:in", "queue"), bind("g:out", "o:in", "queue"), start)
+		for i := range 3 {
+			ch.Send("a", msg(i, nil))
+		}
+		synctest.Wait()
+		deleted := make(chan error)
+		go func() { deleted <- e.DeleteChain("c") }()
+		synctest.Wait()
+		tokens <- struct{}{}
+		if err := <-deleted; err != nil {
+			t.Fatal(err)
+		}
+		if got := ch.State(); got != mediation.StateStopped {
+			t.Errorf("state of a deleted chain = %q, want stopped", got)
+		}
+		if err := ch.Send("a", msg(9, nil)); errKind(err) != "not found" {
+			t.Errorf("Send to a deleted chain: %v, want not found", err)
+		}
+		if diff := cmp.Diff([]string{}, e.Chains()); diff != "" {
+			t.Errorf("chains (-want +got):\n%s", diff)
+		}
+		e.Close()
+	})
+}
+
+// TestAddWhileStarted: components and bindings added to a started chain
+// work at once; a periodic one starts ticking.
+func TestAddWhileStarted(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch := build(t, e, "c", start, adp("rest-in", "a", nil), med("enricher", "e", props{"k": "v"}), adp("rest-out", "o", nil),
+		bind("a:out", "e:in", ""), bind("e:out", "o:in", ""))
+	if err := ch.Send("a", msg(1, nil)); err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := ch.Messages("o")
+	if diff := cmp.Diff([]mediation.Message{msg(1, props{"k": "v"})}, ms); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

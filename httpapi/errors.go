@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -23,6 +24,9 @@ var (
 		{sim.ErrNotFound, http.StatusNotFound, "not_found"},
 		{errNotFound, http.StatusNotFound, "not_found"},
 		{sim.ErrConflict, http.StatusConflict, "conflict"},
+		{mediation.ErrInvalid, http.StatusBadRequest, "invalid"},
+		{mediation.ErrNotFound, http.StatusNotFound, "not_found"},
+		{mediation.ErrConflict, http.StatusConflict, "conflict"},
 		{errMethod, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{errTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
 	}
@@ -50,7 +54,10 @@ type errorBody struct {
 func classify(err error) (status int, code, msg string) {
 	for _, c := range errorClasses {
 		if errors.Is(err, c.kind) {
+			// Messages read "what: kind" (sim) or "kind: what" (mediation);
+			// the code already says the kind.
 			msg := strings.TrimSuffix(err.Error(), ": "+c.kind.Error())
+			msg = strings.TrimPrefix(msg, c.kind.Error()+": ")
 			return c.status, c.code, msg
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gorilla/mux"
 
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -17,6 +18,9 @@ const DefaultMaxBodyBytes = 1 << 20
 type Config struct {
 	// Home is the simulation served under PlatformRoot. Required.
 	Home *sim.Home
+	// Engine is the mediation engine served under MediationRoot. Nil means
+	// no mediation routes.
+	Engine *mediation.Engine
 	// PlatformRoot is the first path segment of the simulation service.
 	// Empty means "platform".
 	PlatformRoot string
@@ -34,6 +38,7 @@ type Config struct {
 // server holds the dependencies of the handlers.
 type server struct {
 	home    *sim.Home
+	engine  *mediation.Engine
 	maxBody int64
 }
 
@@ -52,13 +57,17 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	s := &server{home: cfg.Home, maxBody: cfg.MaxBodyBytes}
+	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes}
 	r := mux.NewRouter()
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundRoute(r))
 	})
 	r.MethodNotAllowedHandler = r.NotFoundHandler
-	s.routes(r, "/"+strings.Trim(cfg.PlatformRoot, "/"))
+	m := ""
+	if cfg.Engine != nil {
+		m = "/" + strings.Trim(cfg.MediationRoot, "/")
+	}
+	s.routes(r, "/"+strings.Trim(cfg.PlatformRoot, "/"), m)
 	return recoverPanics(cors(cfg.AllowOrigin, r))
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -22,6 +23,7 @@ var epoch = time.Date(2013, 4, 18, 10, 0, 0, 0, time.UTC)
 // fixture is a handler over a home whose wall clock is mocked.
 type fixture struct {
 	home    *sim.Home
+	engine  *mediation.Engine
 	clock   *clock.Mock
 	handler http.Handler
 }
@@ -31,19 +33,28 @@ func newFixture(tb testing.TB) *fixture {
 	mock := clock.NewMock()
 	mock.Set(epoch)
 	home := sim.MustNew(sim.Config{WallClock: mock, Location: time.UTC})
-	return &fixture{home: home, clock: mock, handler: httpapi.NewHandler(httpapi.Config{Home: home})}
+	engine := mediation.NewEngine(mediation.Config{Clock: mock})
+	tb.Cleanup(func() { engine.Close() })
+	return &fixture{home: home, clock: mock, engine: engine,
+		handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})}
 }
 
-// do sends one request through the handler.
+// do sends one request through the handler, with a JSON body.
 func (f *fixture) do(tb testing.TB, method, path, body string) *httptest.ResponseRecorder {
+	tb.Helper()
+	return f.doType(tb, method, path, "application/json", body)
+}
+
+// doType sends one request with the given Content-Type.
+func (f *fixture) doType(tb testing.TB, method, path, contentType, body string) *httptest.ResponseRecorder {
 	tb.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
 	}
 	req := httptest.NewRequest(method, path, r)
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	if body != "" && contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)

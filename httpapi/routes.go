@@ -4,11 +4,14 @@ import (
 	"net/http"
 
 	"github.com/gorilla/mux"
+
+	"github.com/pervasim/pervasim/mediation"
 )
 
 // routes lists every route of the server. p is the simulation root, such as
-// "/platform".
-func (s *server) routes(r *mux.Router, p string) {
+// "/platform"; m the mediation root, such as "/mediation", or "" when the
+// server has no mediation engine.
+func (s *server) routes(r *mux.Router, p, m string) {
 	health := methods{"GET": s.handleHealth()}
 	r.Handle("/healthz", health)
 	r.Handle(p+"/healthz", health)
@@ -50,6 +53,48 @@ func (s *server) routes(r *mux.Router, p string) {
 	})
 
 	r.Handle(p+"/simulation", methods{"DELETE": s.handleSimulationReset()})
+
+	if m == "" {
+		return
+	}
+	r.Handle(m, methods{"GET": s.handleChainList()})
+	r.Handle(m+"/", methods{"GET": s.handleChainList()})
+	// The chain id "runtime" is reserved, so these never shadow a chain.
+	r.Handle(m+"/runtime/types", methods{"GET": s.handleTypes()})
+	r.Handle(m+"/runtime/{chain}", methods{"GET": s.handleChainState()})
+	r.Handle(m+"/runtime/{chain}/start", methods{"PUT": s.handleChainStart(), "POST": s.handleChainStart()})
+	r.Handle(m+"/runtime/{chain}/stop", methods{"PUT": s.handleChainStop(), "POST": s.handleChainStop()})
+	r.Handle(m+"/runtime/{chain}/components/{id}", methods{"GET": s.handleRuntimeComponent()})
+	r.Handle(m+"/runtime/{chain}/components/{id}/data", methods{"GET": s.handleDataOut(), "POST": s.handleDataIn()})
+
+	r.Handle(m+"/{chain}", methods{
+		"GET":    s.handleChainGet(),
+		"POST":   s.handleChainCreate(),
+		"DELETE": s.handleChainDelete(),
+	})
+	r.Handle(m+"/{chain}/components", methods{"GET": s.handleComponentIDs(), "PUT": s.handleComponentCommand()})
+	r.Handle(m+"/{chain}/components/{id}", methods{
+		"GET":    s.handleComponentGet(""),
+		"PUT":    s.handleComponentUpdate(),
+		"DELETE": s.handleComponentDelete(""),
+	})
+	r.Handle(m+"/{chain}/mediators/{id}", methods{
+		"GET":    s.handleComponentGet(mediation.KindMediator),
+		"POST":   s.handleComponentCreate(mediation.KindMediator),
+		"DELETE": s.handleComponentDelete(mediation.KindMediator),
+	})
+	r.Handle(m+"/{chain}/adapters/{id}", methods{
+		"GET":    s.handleComponentGet(mediation.KindAdapter),
+		"POST":   s.handleComponentCreate(mediation.KindAdapter),
+		"DELETE": s.handleComponentDelete(mediation.KindAdapter),
+	})
+	r.Handle(m+"/{chain}/mediator/{type}/{id}", methods{"POST": s.handleComponentCreate(mediation.KindMediator)})
+	r.Handle(m+"/{chain}/adapter/{type}/{id}", methods{"POST": s.handleComponentCreate(mediation.KindAdapter)})
+	r.Handle(m+"/{chain}/bindings", methods{
+		"GET":    s.handleBindingList(),
+		"POST":   s.handleBind(),
+		"DELETE": s.handleUnbind(),
+	})
 }
 
 // pathID returns the {id} variable of the route.

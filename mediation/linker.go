@@ -2,6 +2,7 @@ package mediation
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -91,12 +92,18 @@ func (l *directLink) Close() int           { return 0 }
 type queueLinker struct{}
 
 // NewLink validates "capacity" (a positive integer, default
-// DefaultQueueCapacity) and returns a stopped queue.
+// DefaultQueueCapacity) and returns a stopped queue. The broker properties
+// of chains written for Cilia's JMS linker ("topic" and any "jms.*", such as
+// jms.topic) are accepted and ignored: the queue is in process. Any other
+// property is an error, so that typos are caught.
 func (queueLinker) NewLink(props map[string]any, to Receiver) (Link, error) {
 	capacity := DefaultQueueCapacity
 	for k, v := range props {
+		if k == "topic" || strings.HasPrefix(k, "jms.") {
+			continue
+		}
 		if k != "capacity" {
-			return nil, fmt.Errorf("%w: queue linker has no property %q (known: capacity)", ErrInvalid, k)
+			return nil, fmt.Errorf("%w: queue linker has no property %q (known: capacity, topic, jms.*)", ErrInvalid, k)
 		}
 		n, err := optInt(v)
 		if err != nil || n < 1 || n > 1<<24 {

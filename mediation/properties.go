@@ -27,7 +27,10 @@ const (
 // JSON backslash escapes (plus \'), and unquoted keys and values. Unquoted
 // text ends at any of , : ] } / \ " [ { ; = # or at the end of the input,
 // and is trimmed of surrounding ASCII whitespace; inner spaces are kept, so
-// {msg=hello world} gives the string "hello world". Objects and arrays nest
+// {msg=hello world} gives the string "hello world". An unquoted key or value
+// that starts with "(" runs to its matching ")" (a backslash escapes the
+// next character) and stays a string, so LDAP filters need no quotes:
+// {condition=(&(kind=temp)(value>=20))}. Objects and arrays nest
 // to a depth of 64, the top-level object counting as 1.
 //
 // Unquoted values are typed: true, false and null (in any letter case)
@@ -305,6 +308,8 @@ func (p *propParser) key() (string, error) {
 		return k, nil
 	case '{', '[':
 		return "", p.errorf("a key must be a string, found %s at offset %d", p.found(), p.off)
+	case '(':
+		return p.parenthesised()
 	}
 	k, err := p.unquoted()
 	if err != nil {
@@ -330,6 +335,8 @@ func (p *propParser) value(depth int, key string, inArray bool) (any, error) {
 			return p.object(depth + 1)
 		case '[':
 			return p.array(depth + 1)
+		case '(':
+			return p.parenthesised()
 		}
 	}
 	t, err := p.unquoted()
@@ -388,6 +395,32 @@ func (p *propParser) unquoted() (string, error) {
 		j--
 	}
 	return t[i:j], nil
+}
+
+// parenthesised reads text from "(" to its matching ")", such as an LDAP
+// filter, and the whitespace after it; p.off is at the "(".
+func (p *propParser) parenthesised() (string, error) {
+	start, depth := p.off, 0
+	for !p.eof() {
+		c := p.s[p.off]
+		switch {
+		case c < 0x20 && !propIsSpace(c):
+			return "", p.errorf("control character %q at offset %d", rune(c), p.off)
+		case c == '\\':
+			p.off++
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		}
+		p.off++
+		if depth == 0 {
+			t := p.s[start:p.off]
+			p.skipSpace()
+			return t, nil
+		}
+	}
+	return "", p.errorf("unbalanced parentheses from offset %d", start)
 }
 
 // quoted reads a string in single or double quotes; p.off is at the quote.

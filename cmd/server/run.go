@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -63,8 +64,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	engine := mediation.NewEngine(mediation.Config{Output: stdout})
+	defer engine.Close()
 	handler := httpapi.NewHandler(httpapi.Config{
 		Home:          home,
+		Engine:        engine,
 		PlatformRoot:  o.platformRoot,
 		MediationRoot: o.mediationRoot,
 		AllowOrigin:   o.allowOrigin,

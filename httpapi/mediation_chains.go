@@ -1,0 +1,198 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// chainOf returns the chain named in the path.
+func (s *server) chainOf(r *http.Request) (*mediation.Chain, error) {
+	id := mux.Vars(r)["chain"]
+	if !mediation.ValidID(id) {
+		return nil, invalidf("chain id %q is not valid: use 1 to 128 letters, digits and -_.:", truncateID(id))
+	}
+	return s.engine.Chain(id)
+}
+
+// componentID returns the component id of the path, checked.
+func componentID(r *http.Request) (string, error) {
+	id := mux.Vars(r)["id"]
+	if !mediation.ValidID(id) {
+		return "", invalidf("component id %q is not valid: use 1 to 128 letters, digits and -_.:", truncateID(id))
+	}
+	return id, nil
+}
+
+func truncateID(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
+
+// withChain adapts a handler that needs the path's chain.
+func (s *server) withChain(h func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ch, err := s.chainOf(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		h(w, r, ch)
+	})
+}
+
+func (s *server) handleChainList() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, map[string][]string{"chains": s.engine.Chains()})
+	})
+}
+
+func (s *server) handleChainGet() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		ci, err := ch.Info()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		encode(w, http.StatusOK, newChainView(ci))
+	})
+}
+
+// handleChainCreate creates an empty chain and starts it at once.
+func (s *server) handleChainCreate() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := readParams(w, r, s.maxBody); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		ch, err := s.engine.CreateChain(mux.Vars(r)["chain"])
+		if err == nil {
+			err = ch.Start()
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		ci, err := ch.Info()
+		respond(w, r, newChainView(ci), err)
+	})
+}
+
+func (s *server) handleChainDelete() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		respondEmpty(w, r, s.engine.DeleteChain(ch.ID()))
+	})
+}
+
+// handleComponentIDs lists a chain's component ids by kind.
+func (s *server) handleComponentIDs() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		ci, err := ch.Info()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		adapters := append(append(append([]string{}, ci.Adapters.InOnly...), ci.Adapters.OutOnly...), ci.Adapters.InOut...)
+		encode(w, http.StatusOK, map[string][]string{"Mediators": ci.Mediators, "Adapters": adapters})
+	})
+}
+
+// handleComponentCommand runs command=copy or command=replace.
+func (s *server) handleComponentCommand() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		p, err := readParams(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		var args [3]string
+		for i, n := range []string{"command", "from", "to"} {
+			if args[i], err = p.get(n); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		command, from, to := strings.ToLower(args[0]), args[1], args[2]
+		if command != "copy" && command != "replace" {
+			writeError(w, r, invalidf("command must be \"copy\" or \"replace\", not %q", truncateID(args[0])))
+			return
+		}
+		for _, id := range []struct{ name, v string }{{"from", from}, {"to", to}} {
+			if !mediation.ValidID(id.v) {
+				writeError(w, r, invalidf("parameter %q must be a component id, not %q", id.name, truncateID(id.v)))
+				return
+			}
+		}
+		if command == "copy" {
+			c, err := ch.Copy(from, to)
+			respond(w, r, newComponentView(c, false), err)
+			return
+		}
+		if err := ch.Replace(from, to); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		c, err := ch.Component(to)
+		respond(w, r, newComponentView(c, false), err)
+	})
+}
+
+func (s *server) handleBindingList() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		ci, err := ch.Info()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string][]bindingView{"Bindings": newChainView(ci).Bindings})
+	})
+}
+
+func (s *server) handleBind() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		p, err := readParams(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		var args [3]string
+		for i, n := range []string{"from", "to", "linker"} {
+			if args[i], err = p.get(n); err != nil {
+				writeError(w, r, err)
+				return
+			}
+		}
+		if args[0] == "" || args[1] == "" {
+			writeError(w, r, invalidf("parameters \"from\" and \"to\" are required, as <component>:<port>"))
+			return
+		}
+		props, err := p.properties()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		b, err := ch.Bind(args[0], args[1], args[2], props)
+		respond(w, r, bindingView{From: b.From, To: b.To, Linker: b.Linker}, err)
+	})
+}
+
+func (s *server) handleUnbind() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		p, err := readParams(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		from, to := p.values.Get("from"), p.values.Get("to")
+		if from == "" || to == "" {
+			writeError(w, r, invalidf("query parameters \"from\" and \"to\" are required, as <component>:<port>"))
+			return
+		}
+		respondEmpty(w, r, ch.Unbind(from, to))
+	})
+}

@@ -1,0 +1,126 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// handleComponentGet answers a component; kind "" accepts either kind, and a
+// component of the other kind is 404.
+func (s *server) handleComponentGet(kind mediation.Kind) http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		c, err := s.component(r, ch, kind)
+		respond(w, r, newComponentView(c, false), err)
+	})
+}
+
+// component finds the path's component, of the given kind unless kind is "".
+func (s *server) component(r *http.Request, ch *mediation.Chain, kind mediation.Kind) (mediation.ComponentInfo, error) {
+	id, err := componentID(r)
+	if err != nil {
+		return mediation.ComponentInfo{}, err
+	}
+	c, err := ch.Component(id)
+	if err != nil {
+		return c, err
+	}
+	if kind != "" && c.Kind != kind {
+		return mediation.ComponentInfo{}, &kindError{id: id, kind: kind, actual: c.Kind}
+	}
+	return c, nil
+}
+
+type kindError struct {
+	id           string
+	kind, actual mediation.Kind
+}
+
+func (e *kindError) Error() string {
+	return "component " + e.id + " is a" + article(e.actual) + " " + string(e.actual) + ", not a" + article(e.kind) + " " + string(e.kind)
+}
+func (e *kindError) Is(err error) bool { return err == errNotFound }
+
+func article(k mediation.Kind) string {
+	if k == mediation.KindAdapter {
+		return "n"
+	}
+	return ""
+}
+
+// handleComponentCreate creates a component whose type comes from the path
+// (/mediator/<TYPE>/<ID>) or, when the path has none, from the "type"
+// parameter (/mediators/<ID>).
+func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		id, err := componentID(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		p, err := readParams(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		typ, ok := mux.Vars(r)["type"]
+		if !ok {
+			if typ, err = p.get("type"); err != nil {
+				writeError(w, r, err)
+				return
+			}
+			if typ == "" {
+				writeError(w, r, invalidf("parameter \"type\" is required"))
+				return
+			}
+		}
+		props, err := p.properties()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		c, err := ch.AddComponent(kind, typ, id, props)
+		respond(w, r, newComponentView(c, false), err)
+	})
+}
+
+// handleComponentUpdate merges the "properties" parameter into the
+// component's properties.
+func (s *server) handleComponentUpdate() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		id, err := componentID(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		p, err := readParams(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if !p.has("properties") {
+			writeError(w, r, invalidf("parameter \"properties\" is required"))
+			return
+		}
+		props, err := p.properties()
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		c, err := ch.UpdateProperties(id, props)
+		respond(w, r, newComponentView(c, false), err)
+	})
+}
+
+func (s *server) handleComponentDelete(kind mediation.Kind) http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		c, err := s.component(r, ch, kind)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		respondEmpty(w, r, ch.RemoveComponent(c.Kind, c.ID))
+	})
+}

@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// params are the parameters of a mediation request, from the query string
+// and the body: a form (application/x-www-form-urlencoded) or a JSON object.
+// Body values win over query values of the same name.
+type params struct {
+	values url.Values
+	json   map[string]any // the JSON body, when it was one
+}
+
+// readParams reads the query string and the body of r.
+func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, error) {
+	p := params{values: url.Values{}}
+	for k, v := range parseForm(r.URL.RawQuery) {
+		p.values[k] = v
+	}
+	body, err := readBody(w, r, limit)
+	if err != nil {
+		return p, err
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return p, nil
+	}
+	if isJSONBody(r, body) {
+		o, err := parseObject(body)
+		if err != nil {
+			return p, err
+		}
+		p.json = map[string]any{}
+		for k, raw := range o {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				return p, invalidf("field %q: %v", k, err)
+			}
+			p.json[k] = v
+			if s, ok := v.(string); ok {
+				p.values.Set(k, s)
+			} else {
+				p.values.Del(k)
+			}
+		}
+		return p, nil
+	}
+	for k, v := range parseForm(string(body)) {
+		p.values[k] = v
+	}
+	return p, nil
+}
+
+// parseForm decodes a query string or form body leniently: pairs are split
+// on "&" only (the relaxed properties notation uses ";"), "+" is a space, and
+// text that is not valid percent-encoding is kept as sent, so that
+// curl -d "properties={a=1; b=50%}" works unencoded.
+func parseForm(s string) url.Values {
+	v := url.Values{}
+	for pair := range strings.SplitSeq(s, "&") {
+		if pair == "" {
+			continue
+		}
+		k, val, _ := strings.Cut(pair, "=")
+		v.Add(formUnescape(k), formUnescape(val))
+	}
+	return v
+}
+
+func formUnescape(s string) string {
+	if u, err := url.QueryUnescape(s); err == nil {
+		return u
+	}
+	return strings.ReplaceAll(s, "+", " ")
+}
+
+// isJSONBody tells a JSON body from a form: by Content-Type when it says,
+// else by the first character.
+func isJSONBody(r *http.Request, body []byte) bool {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil {
+		switch {
+		case mt == "application/json", strings.HasSuffix(mt, "+json"):
+			return true
+		case mt == "application/x-www-form-urlencoded", mt == "multipart/form-data":
+			return false
+		}
+	}
+	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("{"))
+}
+
+// get returns a string parameter; a JSON value that is not a string is an
+// error.
+func (p params) get(name string) (string, error) {
+	if v, ok := p.json[name]; ok && v != nil {
+		if _, isStr := v.(string); !isStr {
+			return "", invalidf("parameter %q must be a string", name)
+		}
+	}
+	return p.values.Get(name), nil
+}
+
+// has reports whether the parameter was sent at all.
+func (p params) has(name string) bool {
+	if v, ok := p.json[name]; ok && v != nil {
+		return true
+	}
+	_, ok := p.values[name]
+	return ok
+}
+
+// properties returns the "properties" parameter: a JSON object in a JSON
+// body, or a string in strict JSON or the relaxed {k=v} notation. Absent or
+// empty gives nil.
+func (p params) properties() (map[string]any, error) {
+	if v, ok := p.json["properties"]; ok && v != nil {
+		switch x := v.(type) {
+		case map[string]any:
+			return x, nil
+		case string:
+			return parseProperties(x)
+		default:
+			return nil, invalidf("parameter \"properties\" must be an object")
+		}
+	}
+	return parseProperties(p.values.Get("properties"))
+}
+
+func parseProperties(s string) (map[string]any, error) {
+	if strings.TrimSpace(s) == "" {
+		return nil, nil
+	}
+	m, err := mediation.ParseProperties(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	return m, nil
+}

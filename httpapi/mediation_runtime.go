@@ -1,0 +1,134 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+func (s *server) handleTypes() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		encode(w, http.StatusOK, s.engine.Registry().Types())
+	})
+}
+
+func (s *server) handleChainState() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		encode(w, http.StatusOK, map[string]string{"state": ch.State()})
+	})
+}
+
+func (s *server) handleChainStart() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		respondState(w, r, ch, ch.Start())
+	})
+}
+
+func (s *server) handleChainStop() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		respondState(w, r, ch, ch.Stop())
+	})
+}
+
+func respondState(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, err error) {
+	respond(w, r, map[string]string{"state": ch.State()}, err)
+}
+
+// handleRuntimeComponent answers a component with its counters.
+func (s *server) handleRuntimeComponent() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		c, err := s.component(r, ch, "")
+		respond(w, r, newComponentView(c, true), err)
+	})
+}
+
+// handleDataIn sends the request into the chain through a rest-in adapter:
+// a JSON body is the content, a form's "content" field or any other body is
+// the content as a string, and prop.<name> fields become properties.
+func (s *server) handleDataIn() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		id, err := componentID(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		m, err := s.readMessage(w, r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		respondEmpty(w, r, ch.Send(id, m))
+	})
+}
+
+func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.Message, error) {
+	var m mediation.Message
+	q := parseForm(r.URL.RawQuery)
+	body, err := readBody(w, r, s.maxBody)
+	if err != nil {
+		return m, err
+	}
+	fields := q
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case len(bytes.TrimSpace(body)) == 0:
+	case json.Valid(body) && !strings.HasPrefix(mt, "text/"):
+		// curl -d sends JSON labelled as a form: a valid JSON body is JSON.
+		if err := json.Unmarshal(body, &m.Content); err != nil {
+			return m, invalidf("request body is not valid JSON: %v", err)
+		}
+	case mt == "application/x-www-form-urlencoded":
+		form := parseForm(string(body))
+		for k, v := range form {
+			fields[k] = append(fields[k], v...)
+		}
+		if c, ok := form["content"]; ok {
+			m.Content = c[len(c)-1]
+		}
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return m, invalidf("request body is not valid JSON")
+	default:
+		if !utf8.Valid(body) {
+			return m, invalidf("request body is not valid UTF-8")
+		}
+		m.Content = string(body)
+	}
+	for k, v := range fields {
+		if name, ok := strings.CutPrefix(k, "prop."); ok && name != "" {
+			if m.Properties == nil {
+				m.Properties = map[string]any{}
+			}
+			m.Properties[name] = v[len(v)-1]
+		}
+	}
+	return m, nil
+}
+
+// handleDataOut answers the messages a rest-out adapter kept, oldest first.
+func (s *server) handleDataOut() http.Handler {
+	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		id, err := componentID(r)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		msgs, err := ch.Messages(id)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		out := make([]messageView, len(msgs))
+		for i, m := range msgs {
+			out[i] = messageView{Content: m.Content, Properties: m.Properties}
+			if out[i].Properties == nil {
+				out[i].Properties = map[string]any{}
+			}
+		}
+		encode(w, http.StatusOK, map[string][]messageView{"messages": out})
+	})
+}

@@ -1,0 +1,62 @@
+package sim_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// benchHome returns a home with a grid of zones (10 columns of 100 × 100
+// units) and devices spread over them, cycling through every kind.
+func benchHome(b *testing.B, zones, devices int) *sim.Home {
+	b.Helper()
+	h, _ := newHome(b)
+	for i := range zones {
+		x, y := (i%10)*100, (i/10)*100
+		mustZone(b, h, rect(fmt.Sprint("z", i), x, y, x+99, y+99))
+	}
+	for i := range devices {
+		x, y := (i*37)%1000, (i*53)%((zones/10+1)*100)
+		mustDevice(b, h, sim.DeviceSpec{ID: fmt.Sprint("d", i), Type: kindNames[i%len(kindNames)], PositionX: ptr(x), PositionY: ptr(y)})
+	}
+	return h
+}
+
+func BenchmarkDevices(b *testing.B) {
+	h := benchHome(b, 50, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if ds := h.Devices(); len(ds) != 1000 {
+			b.Fatalf("len(Devices()) = %d, want 1000", len(ds))
+		}
+	}
+}
+
+func BenchmarkUpdateDevicePosition(b *testing.B) {
+	h := benchHome(b, 50, 1000)
+	points := [][2]int{{50, 50}, {950, 450}} // in z0 and z49
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		p := points[i%2]
+		i++
+		if _, err := h.UpdateDevice("d500", sim.DeviceUpdate{PositionX: &p[0], PositionY: &p[1]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCreateZoneRelocate(b *testing.B) {
+	h := benchHome(b, 0, 1000)
+	spec := rect("bench", 0, 0, 500, 500)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := h.CreateZone(spec); err != nil {
+			b.Fatal(err)
+		}
+		if err := h.DeleteZone("bench"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

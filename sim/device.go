@@ -105,7 +105,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	if d.Name == "" {
 		d.Name = d.ID
 	}
-	if err := checkName("device name", d.Name, false); err != nil {
+	if err := checkName("device name", d.Name); err != nil {
 		return Device{}, err
 	}
 	if err := setPosition(&d.PositionX, &d.PositionY, spec.PositionX, spec.PositionY); err != nil {
@@ -176,7 +176,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 		if next.Name == "" {
 			next.Name = next.ID
 		}
-		if err := checkName("device name", next.Name, false); err != nil {
+		if err := checkName("device name", next.Name); err != nil {
 			return Device{}, err
 		}
 	}
@@ -196,6 +196,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	if err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
 		return Device{}, err
 	}
+	h.placeDeviceLocked(next) // so a Location sent with a move is checked against the new one
 	if err := applyProperties(next, u.Properties); err != nil {
 		return Device{}, err
 	}
@@ -269,7 +270,7 @@ func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *stri
 func applyProperties(d *device, props map[string]any) error {
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		v := props[k]
-		if err := checkName("property name", k, false); err != nil {
+		if err := checkKey("property name", k); err != nil {
 			return err
 		}
 		switch k {
@@ -449,7 +450,7 @@ func normalizeValue(name string, v any, depth int) (any, error) {
 	case nil, bool:
 		return x, nil
 	case string:
-		if err := checkName("property "+truncate(name), x, true); err != nil {
+		if err := checkText("property "+truncate(name), x, true, MaxStringLength); err != nil {
 			return nil, err
 		}
 		return x, nil

@@ -37,8 +37,10 @@ const (
 )
 
 // Event is one change of a [Home]. The snapshot fields (Zone, Device, Person,
-// Clock) hold the whole entity after the change; they are copies the receiver
-// owns. For removals only the id is set.
+// Clock) hold the whole entity after the change, copied from the home when
+// the event was made; for removals only the id is set. One event value goes
+// to every subscriber, so its snapshots (and Value, OldValue) are shared:
+// treat them as read-only, and copy before changing them.
 type Event struct {
 	// Seq orders the events of a Home: it grows with every change.
 	Seq uint64

@@ -55,6 +55,15 @@ func (h *Home) locateLocked(x, y int) *Zone {
 // relocateAllLocked recomputes the location of every device and person after
 // zones changed, and publishes an event for each that moved between zones.
 func (h *Home) relocateAllLocked() {
+	if !h.watchedLocked() {
+		for _, d := range h.devices.list {
+			h.placeDeviceLocked(d)
+		}
+		for _, p := range h.persons.list {
+			h.placePersonLocked(p)
+		}
+		return
+	}
 	for _, d := range h.devices.list {
 		old := d.snapshot()
 		if h.placeDeviceLocked(d) {

@@ -110,9 +110,12 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.wall.Now()
+	before := h.clock
 	h.clock.apply(now, u)
 	c := h.clock.snapshot(now, h.loc)
-	h.publishLocked(Event{Type: EventClockModified, Clock: &c})
+	if h.clock.start != before.start || h.clock.factor != before.factor || h.clock.paused != before.paused || u.StartDate != nil {
+		h.publishLocked(Event{Type: EventClockModified, Clock: &c})
+	}
 	return c, nil
 }
 

@@ -39,18 +39,33 @@ func checkID(what, id string) error {
 	return nil
 }
 
-// checkName validates a display name or a property or variable name.
-func checkName(what, s string, allowEmpty bool) error {
+// Length limits of names and string values, in bytes.
+const (
+	// MaxNameLength bounds the display name of a zone, device or person.
+	MaxNameLength = 512
+	// MaxStringLength bounds a string property value.
+	MaxStringLength = 64 << 10
+)
+
+// checkText validates a name or string value: valid UTF-8, at most max
+// bytes, and not empty unless allowEmpty.
+func checkText(what, s string, allowEmpty bool, max int) error {
 	switch {
 	case s == "" && !allowEmpty:
 		return invalidf("%s is empty", what)
-	case len(s) > 4*MaxIDLength:
-		return invalidf("%s is longer than %d bytes", what, 4*MaxIDLength)
+	case len(s) > max:
+		return invalidf("%s is longer than %d bytes", what, max)
 	case !utf8.ValidString(s):
 		return invalidf("%s is not valid UTF-8", what)
 	}
 	return nil
 }
+
+// checkName validates the display name of a zone, device or person.
+func checkName(what, s string) error { return checkText(what, s, false, MaxNameLength) }
+
+// checkKey validates a property or variable name.
+func checkKey(what, s string) error { return checkText(what, s, false, MaxIDLength) }
 
 func checkZoneCoord(name string, v int) error {
 	if v < 0 || v > MaxCoordinate {

@@ -92,7 +92,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	if p.Name == "" {
 		p.Name = p.ID
 	}
-	if err := checkName("person name", p.Name, false); err != nil {
+	if err := checkName("person name", p.Name); err != nil {
 		return Person{}, err
 	}
 	if err := setPosition(&p.PositionX, &p.PositionY, spec.PositionX, spec.PositionY); err != nil {
@@ -148,7 +148,7 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 		if next.Name == "" {
 			next.Name = next.ID
 		}
-		if err := checkName("person name", next.Name, false); err != nil {
+		if err := checkName("person name", next.Name); err != nil {
 			return Person{}, err
 		}
 	}

@@ -81,7 +81,7 @@ func checkZoneGeometry(z *Zone) error {
 }
 
 func checkVariable(name string, v float64) error {
-	if err := checkName("variable name", name, false); err != nil {
+	if err := checkKey("variable name", name); err != nil {
 		return err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -98,6 +98,9 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 	if err := checkID("zone", spec.ID); err != nil {
 		return Zone{}, err
 	}
+	if spec.ID == LocationUnknown {
+		return Zone{}, invalidf("zone id %q is reserved: it is the location of persons outside every zone", LocationUnknown)
+	}
 	z := &Zone{
 		ID: spec.ID, Name: spec.Name, IsRoom: true,
 		LeftX: spec.LeftX, TopY: spec.TopY, RightX: spec.RightX, BottomY: spec.BottomY,
@@ -106,7 +109,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 	if z.Name == "" {
 		z.Name = z.ID
 	}
-	if err := checkName("zone name", z.Name, false); err != nil {
+	if err := checkName("zone name", z.Name); err != nil {
 		return Zone{}, err
 	}
 	if spec.IsRoom != nil {
@@ -171,7 +174,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 		if next.Name == "" {
 			next.Name = next.ID
 		}
-		if err := checkName("zone name", next.Name, false); err != nil {
+		if err := checkName("zone name", next.Name); err != nil {
 			return Zone{}, err
 		}
 	}

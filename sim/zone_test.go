@@ -431,7 +431,6 @@ func TestZoneReturnsCopies(t *testing.T) {
 }
 
 func TestNameLengthLimits(t *testing.T) {
-	t.Skip("BUG: variable and property names up to 4*MaxIDLength bytes are accepted, though MaxIDLength documents the longest property or variable name")
 	h, _ := newHome(t)
 	mustZone(t, h, rect("kitchen", 0, 0, 10, 10))
 	mustDevice(t, h, sim.DeviceSpec{ID: "d", Type: "Heater"})

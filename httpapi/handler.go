@@ -58,7 +58,9 @@ func NewHandler(cfg Config) http.Handler {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes}
-	r := mux.NewRouter()
+	// No path cleaning: mux would answer "//" or "/./" with a redirect,
+	// even to a POST; such paths get a JSON 404 instead.
+	r := mux.NewRouter().SkipClean(true)
 	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundRoute(r))
 	})

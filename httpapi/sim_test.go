@@ -116,7 +116,7 @@ func TestSimulationContract(t *testing.T) {
 			req:    step{"POST", "/platform/devices/device", `{"deviceId":"t","type":"iCasa.Thermometer","positionX":500,"positionY":370}`},
 			status: 200, want: `{"id":"t","name":"t","type":"iCasa.Thermometer","location":"kitchen","positionX":500,"positionY":370,"state":"activated","fault":"no",
 				"services":["fr.liglab.adele.icasa.device.temperature.Thermometer","fr.liglab.adele.icasa.simulator.SimulatedDevice","fr.liglab.adele.icasa.device.GenericDevice"],
-				"properties":{"current_temperature":-1,"state":"activated","fault":"no","Location":"kitchen"}}`},
+				"properties":{"current_temperature":293.15,"state":"activated","fault":"no","Location":"kitchen"}}`},
 		{name: "device on an edge is inside", house: true,
 			given: []step{{"POST", "/platform/devices/device", heater}},
 			req:   step{"PUT", "/platform/devices/device/h1", `{"positionX":655,"positionY":580}`}, status: 200,

@@ -69,6 +69,20 @@ func (c *simClock) elapsedAt(now time.Time) int64 {
 	return c.elapsed + (ns/msNs)*c.factor + (ns%msNs)*c.factor/msNs
 }
 
+// wallUntil returns the first wall instant at which the running clock reads
+// at least simulated time at. It is computed from the anchor, not from now,
+// so that successive waits do not accumulate rounding.
+func (c *simClock) wallUntil(at int64) time.Time {
+	sim := at - c.start - c.elapsed
+	if sim <= 0 {
+		return c.anchor
+	}
+	ms := int64(time.Millisecond)
+	// Smallest real ns with factor × ns / 1e6 >= sim: ceil(sim × 1e6 / factor).
+	ns := (sim/c.factor)*ms + ((sim%c.factor)*ms+c.factor-1)/c.factor
+	return c.anchor.Add(time.Duration(ns))
+}
+
 // nowMillis returns the simulated time at wall instant now.
 func (c *simClock) nowMillis(now time.Time) int64 { return c.start + c.elapsedAt(now) }
 

@@ -31,21 +31,35 @@ type Device struct {
 	Properties map[string]any `json:"properties"`
 }
 
-// device is a Device with its kind.
+// device is a Device with its kind and simulation state.
 type device struct {
 	Device
-	kind Kind
+	kind   Kind
+	zone   *Zone          // the zone holding the device; nil outside every zone
+	timer  *timer         // the periodic update of a heater or cooler
+	frozen map[string]any // readings kept while the sensor is faulty
 }
 
+// snapshot returns the device as clients see it, with its live readings.
 func (d *device) snapshot() Device {
 	c := d.Device
 	c.Services = slices.Clone(d.Services)
 	c.Properties = cloneProps(d.Properties)
+	for _, spec := range d.kind.Properties {
+		if spec.Follows != "" {
+			c.Properties[spec.Name] = d.reading(spec)
+		}
+	}
 	return c
 }
 
+// clone returns a working copy for an update; it shares the timer.
 func (d *device) clone() *device {
-	return &device{Device: d.snapshot(), kind: d.kind}
+	c := *d
+	c.Services = slices.Clone(d.Services)
+	c.Properties = cloneProps(d.Properties)
+	c.frozen = maps.Clone(d.frozen)
+	return &c
 }
 
 // DeviceSpec describes a device to create.
@@ -124,6 +138,8 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	h.placeDeviceLocked(d)
 	h.devices.add(d.ID, d)
 	h.publishDeviceLocked(EventDeviceAdded, d)
+	h.startTimerLocked(d)
+	h.settleDeviceLocked(d, nil)
 	return d.snapshot(), nil
 }
 
@@ -212,9 +228,11 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	}
 	h.placeDeviceLocked(next)
 
-	old := cur.snapshot()
+	old, from := cur.snapshot(), cur.zone
 	*cur = *next
 	h.publishDeviceDiffLocked(old, cur)
+	h.retimeLocked(cur)
+	h.settleDeviceLocked(cur, from)
 	return cur.snapshot(), nil
 }
 
@@ -223,11 +241,16 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 func (h *Home) DeleteDevice(id string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.devices.get(id); !ok {
+	d, ok := h.devices.get(id)
+	if !ok {
 		return notFoundf("device %q", truncate(id))
 	}
 	h.devices.remove(id)
+	h.cancelLocked(d.timer)
 	h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: id})
+	if d.isLight() {
+		h.relightLocked(d.zone)
+	}
 	return nil
 }
 
@@ -303,10 +326,14 @@ func applyProperties(d *device, props map[string]any) error {
 		spec, defined := d.kind.Property(k)
 		switch {
 		case defined && spec.Derived:
-			if valueEqual(d.Properties[k], v) || v == nil {
+			current := d.Properties[k]
+			if spec.Follows != "" {
+				current = d.reading(spec)
+			}
+			if valueEqual(current, v) || v == nil {
 				continue
 			}
-			if f, ok := toFloat(v); ok && valueEqual(d.Properties[k], f) {
+			if f, ok := toFloat(v); ok && valueEqual(current, f) {
 				continue
 			}
 			return invalidf("property %q is derived by the simulation and cannot be set", k)
@@ -345,6 +372,12 @@ func setFault(d *device, s string) error {
 	if s != FaultYes && s != FaultNo {
 		return invalidf("fault must be %q or %q, not %q", FaultYes, FaultNo, truncate(s))
 	}
+	switch {
+	case s == FaultYes && d.Fault != FaultYes:
+		d.freeze()
+	case s == FaultNo:
+		d.thaw()
+	}
 	d.Fault = s
 	d.Properties[PropFault] = s
 	return nil
@@ -358,7 +391,8 @@ func (h *Home) placeDeviceLocked(d *device) bool {
 	if z != nil {
 		loc = z.ID
 	}
-	changed := loc != d.Location
+	changed := loc != d.Location || z != d.zone
+	d.zone = z
 	d.Location = loc
 	if loc == "" {
 		delete(d.Properties, PropLocation)
@@ -404,6 +438,7 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 	if !h.watchedLocked() {
 		return
 	}
+	cur := d.snapshot()
 	snap := func() *Device { s := d.snapshot(); return &s }
 	if old.PositionX != d.PositionX || old.PositionY != d.PositionY {
 		h.publishLocked(Event{Type: EventDevicePositionUpdate, DeviceID: d.ID, Device: snap()})
@@ -412,7 +447,7 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 		h.publishLocked(Event{Type: EventDeviceUpdated, DeviceID: d.ID, Device: snap()})
 	}
 	keys := slices.Sorted(maps.Keys(old.Properties))
-	for k := range d.Properties {
+	for k := range cur.Properties {
 		if _, ok := old.Properties[k]; !ok {
 			keys = append(keys, k)
 		}
@@ -420,7 +455,7 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 	slices.Sort(keys)
 	for _, k := range keys {
 		ov, had := old.Properties[k]
-		nv, has := d.Properties[k]
+		nv, has := cur.Properties[k]
 		var t EventType
 		switch {
 		case had && !has:

@@ -126,6 +126,9 @@ func TestCreateDeviceEveryKind(t *testing.T) {
 				props := map[string]any{"state": "activated", "fault": "no"}
 				for _, p := range k.Properties {
 					props[p.Name] = p.Default
+					if p.Follows != "" {
+						props[p.Name] = -1.0 // a sensor outside every zone reads -1
+					}
 				}
 				want := sim.Device{
 					ID: "dev", Name: "dev", Type: "iCasa." + k.Name, PositionX: -1, PositionY: -1,
@@ -444,15 +447,19 @@ func TestUpdateDeviceKindProperties(t *testing.T) {
 		{"Sprinkler", "power_status", nil, nil, sim.ErrInvalid},
 		{"ToggleSwitch", "current_status", true, true, nil},
 		{"PushButton", "push_and_hold", "yes", nil, sim.ErrInvalid},
-		{"PresenceSensor", "sensed_presence", true, true, nil},
-		{"Thermometer", "current_temperature", 300.5, 300.5, nil},
+		// Sensor readings are derived: the current value may be sent back,
+		// never another.
+		{"PresenceSensor", "sensed_presence", true, nil, sim.ErrInvalid},
+		{"PresenceSensor", "sensed_presence", false, false, nil},
+		{"Thermometer", "current_temperature", 300.5, nil, sim.ErrInvalid},
+		{"Thermometer", "current_temperature", -1, -1.0, nil},
 		{"Thermometer", "current_temperature", "hot", nil, sim.ErrInvalid},
-		{"Photometer", "current_illuminance", float32(12.5), 12.5, nil},
+		{"Photometer", "current_illuminance", float32(12.5), nil, sim.ErrInvalid},
 		{"Cooler", "cooler.powerLevel", 2, nil, sim.ErrInvalid},
 		{"Cooler", "cooler.powerLevel", 0.75, 0.75, nil},
 		{"DimmerLight", "power_level", 1.01, nil, sim.ErrInvalid},
 		{"DimmerLight", "power_level", 0.3, 0.3, nil},
-		{"COGasSensor", "current_concentration", uint8(3), 3.0, nil},
+		{"COGasSensor", "current_concentration", uint8(3), nil, sim.ErrInvalid},
 		{"CO2GasSensor", "current_concentration", []any{1.0}, nil, sim.ErrInvalid},
 		{"MotionSensor", "anything", "free", "free", nil},
 	}

@@ -226,12 +226,12 @@ func TestEvents(t *testing.T) {
 			},
 			want: []ev{
 				{Type: sim.EventZoneMoved, ZoneID: "kitchen"},
+				{Type: sim.EventPersonPositionUpdate, PersonID: "p1"}, // persons are relocated first
 				{Type: sim.EventDevicePropertyAdded, DeviceID: "h1", Property: "Location", Value: "kitchen"},
-				{Type: sim.EventPersonPositionUpdate, PersonID: "p1"},
 			},
 			check: func(t *testing.T, es []sim.Event) {
 				want := sim.Person{ID: "p1", Name: "p1", Type: "Boy", Location: "unknown", PositionX: 20, PositionY: 20}
-				if diff := cmp.Diff(want, *es[2].Person); diff != "" {
+				if diff := cmp.Diff(want, *es[1].Person); diff != "" {
 					t.Errorf("person-position-update Person (-want +got):\n%s", diff)
 				}
 			},

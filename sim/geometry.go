@@ -55,24 +55,25 @@ func (h *Home) locateLocked(x, y int) *Zone {
 // relocateAllLocked recomputes the location of every device and person after
 // zones changed, and publishes an event for each that moved between zones.
 func (h *Home) relocateAllLocked() {
-	if !h.watchedLocked() {
-		for _, d := range h.devices.list {
-			h.placeDeviceLocked(d)
+	watched := h.watchedLocked()
+	for _, p := range h.persons.list {
+		from := p.Location
+		if h.placePersonLocked(p) {
+			if watched {
+				h.publishPersonLocked(EventPersonPositionUpdate, p)
+			}
+			h.personMovedLocked(p, from, false, false)
 		}
-		for _, p := range h.persons.list {
-			h.placePersonLocked(p)
-		}
-		return
 	}
 	for _, d := range h.devices.list {
-		old := d.snapshot()
-		if h.placeDeviceLocked(d) {
+		from := d.zone
+		var old Device
+		if watched {
+			old = d.snapshot()
+		}
+		if h.placeDeviceLocked(d) && watched {
 			h.publishDeviceDiffLocked(old, d)
 		}
-	}
-	for _, p := range h.persons.list {
-		if h.placePersonLocked(p) {
-			h.publishPersonLocked(EventPersonPositionUpdate, p)
-		}
+		h.settleDeviceLocked(d, from)
 	}
 }

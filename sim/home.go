@@ -40,12 +40,20 @@ type Home struct {
 	persons ordered[Person]
 	subs    []*Subscription
 	seq     uint64 // number of the last event
+
+	timers   timerHeap
+	timerSeq uint64
+	pinned   bool            // while a timer runs, the time reads as pin
+	pin      int64           // simulated ms
+	lit      map[string]bool // zones whose Illuminance the lights maintain
+
+	wake chan struct{} // wakes the live driver; never closed
 }
 
 // New returns an empty home configured by cfg. It returns an error of kind
 // [ErrInvalid] when cfg holds an out-of-range factor or start date.
 func New(cfg Config) (*Home, error) {
-	h := &Home{wall: cfg.WallClock, loc: cfg.Location}
+	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1), lit: map[string]bool{}}
 	if h.wall == nil {
 		h.wall = clock.New()
 	}
@@ -83,8 +91,14 @@ func MustNew(cfg Config) *Home {
 	return h
 }
 
-// nowLocked returns the current simulated time in ms since the epoch.
-func (h *Home) nowLocked() int64 { return h.clock.nowMillis(h.wall.Now()) }
+// nowLocked returns the current simulated time in ms since the epoch; while
+// a timer runs, the time it was due.
+func (h *Home) nowLocked() int64 {
+	if h.pinned {
+		return h.pin
+	}
+	return h.clock.nowMillis(h.wall.Now())
+}
 
 // Now returns the current simulated time.
 func (h *Home) Now() time.Time {
@@ -111,7 +125,12 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	defer h.mu.Unlock()
 	now := h.wall.Now()
 	before := h.clock
+	beforeNow := h.clock.nowMillis(now)
 	h.clock.apply(now, u)
+	if u.StartDate != nil {
+		h.shiftTimersLocked(h.clock.nowMillis(now) - beforeNow)
+	}
+	h.wakeDriver()
 	c := h.clock.snapshot(now, h.loc)
 	if h.clock.start != before.start || h.clock.factor != before.factor || h.clock.paused != before.paused || u.StartDate != nil {
 		h.publishLocked(Event{Type: EventClockModified, Clock: &c})
@@ -128,9 +147,11 @@ func (h *Home) Reset() {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
 	for _, d := range slices.Clone(h.devices.list) {
+		h.cancelLocked(d.timer)
 		h.devices.remove(d.ID)
 		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
 	}
+	clear(h.lit)
 	for _, z := range slices.Clone(h.zones.list) {
 		h.zones.remove(z.ID)
 		h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: z.ID})

@@ -71,6 +71,9 @@ type PropertySpec struct {
 	// Derived properties are computed by the simulation; a client may send
 	// back the current value but never set another.
 	Derived bool
+	// Follows names the zone variable a sensor reading follows, such as
+	// "Temperature"; empty for other properties.
+	Follows string
 }
 
 // bounded reports whether the spec has a range.
@@ -159,7 +162,7 @@ const (
 // maxPeriodMillis bounds update periods: one simulated day.
 const maxPeriodMillis = 24 * 60 * 60 * 1000
 
-func thermal(prefix string) []PropertySpec {
+func thermalSpecs(prefix string) []PropertySpec {
 	return []PropertySpec{
 		{Name: prefix + ".powerLevel", Type: Number, Default: 0.0, Min: 0, Max: 1},
 		{Name: prefix + ".maxPowerLevel", Type: Number, Default: 1000.0, Min: 0, Max: 1e9},
@@ -169,13 +172,13 @@ func thermal(prefix string) []PropertySpec {
 
 // kinds is the registry of built-in device kinds, in the order they are listed.
 var kinds = []Kind{
-	{Name: "Heater", Service: "fr.liglab.adele.icasa.device.temperature.Heater", Properties: thermal("heater")},
-	{Name: "Cooler", Service: "fr.liglab.adele.icasa.device.temperature.Cooler", Properties: thermal("cooler")},
+	{Name: "Heater", Service: "fr.liglab.adele.icasa.device.temperature.Heater", Properties: thermalSpecs("heater")},
+	{Name: "Cooler", Service: "fr.liglab.adele.icasa.device.temperature.Cooler", Properties: thermalSpecs("cooler")},
 	{Name: "Thermometer", Service: "fr.liglab.adele.icasa.device.temperature.Thermometer", Properties: []PropertySpec{
-		{Name: PropCurrentTemperature, Type: Number, Default: -1.0},
+		{Name: PropCurrentTemperature, Type: Number, Default: -1.0, Derived: true, Follows: VarTemperature},
 	}},
 	{Name: "Photometer", Service: "fr.liglab.adele.icasa.device.light.Photometer", Properties: []PropertySpec{
-		{Name: PropCurrentIlluminance, Type: Number, Default: -1.0},
+		{Name: PropCurrentIlluminance, Type: Number, Default: -1.0, Derived: true, Follows: VarIlluminance},
 	}},
 	{Name: "DimmerLight", Service: "fr.liglab.adele.icasa.device.light.DimmerLight", Properties: []PropertySpec{
 		{Name: PropPowerLevel, Type: Number, Default: 0.0, Min: 0, Max: 1},
@@ -187,7 +190,7 @@ var kinds = []Kind{
 		{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: 1e9},
 	}},
 	{Name: "PresenceSensor", Service: "fr.liglab.adele.icasa.device.presence.PresenceSensor", Properties: []PropertySpec{
-		{Name: PropSensedPresence, Type: Bool, Default: false},
+		{Name: PropSensedPresence, Type: Bool, Default: false, Derived: true},
 	}},
 	{Name: "MotionSensor", Service: "fr.liglab.adele.icasa.device.motion.MotionSensor"},
 	{Name: "PushButton", Service: "fr.liglab.adele.icasa.device.button.PushButton", Properties: []PropertySpec{
@@ -200,10 +203,10 @@ var kinds = []Kind{
 		{Name: PropPowerStatus, Type: Bool, Default: false},
 	}},
 	{Name: "COGasSensor", Service: "fr.liglab.adele.icasa.device.gasSensor.CarbonMonoxydeSensor", Properties: []PropertySpec{
-		{Name: PropCurrentConcentration, Type: Number, Default: 0.0},
+		{Name: PropCurrentConcentration, Type: Number, Default: 0.0, Derived: true, Follows: VarCOConcentration},
 	}},
 	{Name: "CO2GasSensor", Service: "fr.liglab.adele.icasa.device.gasSensor.CarbonDioxydeSensor", Properties: []PropertySpec{
-		{Name: PropCurrentConcentration, Type: Number, Default: 0.0},
+		{Name: PropCurrentConcentration, Type: Number, Default: 0.0, Derived: true, Follows: VarCO2Concentration},
 	}},
 }
 

@@ -106,6 +106,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	h.placePersonLocked(p)
 	h.persons.add(p.ID, p)
 	h.publishPersonLocked(EventPersonAdded, p)
+	h.personMovedLocked(p, LocationUnknown, true, false)
 	return *p, nil
 }
 
@@ -168,8 +169,9 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 	if old.Name != cur.Name || old.Type != cur.Type {
 		h.publishPersonLocked(EventPersonUpdated, cur)
 	}
-	if old.PositionX != cur.PositionX || old.PositionY != cur.PositionY || old.Location != cur.Location {
+	if moved := old.PositionX != cur.PositionX || old.PositionY != cur.PositionY; moved || old.Location != cur.Location {
 		h.publishPersonLocked(EventPersonPositionUpdate, cur)
+		h.personMovedLocked(cur, old.Location, moved, false)
 	}
 	return *cur, nil
 }
@@ -179,11 +181,13 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 func (h *Home) DeletePerson(id string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := h.persons.get(id); !ok {
+	p, ok := h.persons.get(id)
+	if !ok {
 		return notFoundf("person %q", truncate(id))
 	}
 	h.persons.remove(id)
 	h.publishLocked(Event{Type: EventPersonRemoved, PersonID: id})
+	h.personMovedLocked(p, p.Location, false, true)
 	return nil
 }
 

@@ -229,12 +229,20 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 		delete(z.Variables, name)
 		h.publishZoneLocked(EventZoneVariableRemoved, z, name, nil, old)
 	case v == nil:
+		return
 	case !had:
 		z.Variables[name] = *v
 		h.publishZoneLocked(EventZoneVariableAdded, z, name, *v, nil)
 	case old != *v:
 		z.Variables[name] = *v
 		h.publishZoneLocked(EventZoneVariableUpdated, z, name, *v, old)
+	default:
+		return
+	}
+	if had {
+		h.followsLocked(z, name, old)
+	} else {
+		h.followsLocked(z, name, nil)
 	}
 }
 
@@ -247,6 +255,7 @@ func (h *Home) DeleteZone(id string) error {
 		return notFoundf("zone %q", truncate(id))
 	}
 	h.zones.remove(id)
+	delete(h.lit, id)
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
 	h.relocateAllLocked()
 	return nil

@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"context"
+	"time"
+
+	"github.com/benbjohnson/clock"
+)
+
+// A timer is one scheduled thing: a heater's next update, a script action.
+// Timers are ordered by (at, seq): equal times run in the order they were
+// scheduled, so a run is the same every time.
+type timer struct {
+	at     int64 // simulated ms since the epoch
+	seq    uint64
+	index  int   // position in the heap; -1 when not scheduled
+	period int64 // > 0: reschedule period ms after at, chained from at, never from "now"
+	// fire runs with h.mu held; run runs without it, so it may call any
+	// Home method. Exactly one is set.
+	fire func(h *Home, at int64)
+	run  func()
+}
+
+// timerHeap is a binary min-heap of timers by (at, seq).
+type timerHeap []*timer
+
+func (q timerHeap) less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+
+func (q timerHeap) swap(i, j int) {
+	q[i], q[j] = q[j], q[i]
+	q[i].index, q[j].index = i, j
+}
+
+func (q timerHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !q.less(i, p) {
+			return
+		}
+		q.swap(i, p)
+		i = p
+	}
+}
+
+func (q timerHeap) down(i int) {
+	n := len(q)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			return
+		}
+		m := l
+		if r := l + 1; r < n && q.less(r, l) {
+			m = r
+		}
+		if !q.less(m, i) {
+			return
+		}
+		q.swap(i, m)
+		i = m
+	}
+}
+
+// scheduleLocked adds t to run at simulated time at.
+func (h *Home) scheduleLocked(t *timer, at int64) {
+	h.timerSeq++
+	t.at, t.seq, t.index = at, h.timerSeq, len(h.timers)
+	h.timers = append(h.timers, t)
+	h.timers.up(t.index)
+	h.wakeDriver()
+}
+
+// cancelLocked removes t if it is scheduled.
+func (h *Home) cancelLocked(t *timer) {
+	if t == nil || t.index < 0 {
+		return
+	}
+	i, last := t.index, len(h.timers)-1
+	if i != last {
+		h.timers.swap(i, last)
+	}
+	h.timers[last] = nil
+	h.timers = h.timers[:last]
+	if i != last {
+		h.timers.down(i)
+		h.timers.up(i)
+	}
+	t.index = -1
+}
+
+// shiftTimersLocked moves every timer by d ms, when simulated time jumps
+// because the start date was set: what was due in 5 s stays due in 5 s.
+func (h *Home) shiftTimersLocked(d int64) {
+	for _, t := range h.timers {
+		t.at += d
+	}
+}
+
+// runDueLocked runs, in order, every timer due at or before until, at most
+// max of them (0: no limit), and reports whether timers due remain. While a
+// timer runs, the home's time reads as the timer's time, so what it changes
+// is stamped with the time it was scheduled for.
+func (h *Home) runDueLocked(until int64, max int) bool {
+	for n := 0; len(h.timers) > 0 && h.timers[0].at <= until; n++ {
+		if max > 0 && n == max {
+			return true
+		}
+		t := h.timers[0]
+		at := t.at
+		if t.period > 0 {
+			h.timerSeq++
+			t.at, t.seq = at+t.period, h.timerSeq
+			h.timers.down(0)
+		} else {
+			h.cancelLocked(t)
+		}
+		h.pinned, h.pin = true, at
+		if t.fire != nil {
+			t.fire(h, at)
+		} else {
+			h.mu.Unlock()
+			t.run()
+			h.mu.Lock()
+		}
+		h.pinned = false
+	}
+	return false
+}
+
+// Advance moves simulated time forward by d, running every timer that falls
+// due on the way, in order, on the caller's goroutine: heater updates,
+// script actions, button releases. No real time passes and no real timer is
+// involved, so a test can run a simulated day in a fraction of a second, the
+// same way every time. Advance works whether the clock is paused or not. A
+// negative d is an error of kind [ErrInvalid].
+func (h *Home) Advance(d time.Duration) error {
+	if d < 0 {
+		return invalidf("cannot advance by a negative duration (%v)", d)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	target := h.nowLocked() + d.Milliseconds()
+	h.runDueLocked(target, 0)
+	now := h.wall.Now()
+	if cur := h.clock.nowMillis(now); cur < target {
+		h.clock.advance(now, target-cur)
+	}
+	return nil
+}
+
+// RunUntil advances simulated time to t, as [Home.Advance] does. A time
+// before the current simulated time is an error of kind [ErrInvalid].
+func (h *Home) RunUntil(t time.Time) error {
+	d := time.Duration(t.UnixMilli()-h.Now().UnixMilli()) * time.Millisecond
+	if d < 0 {
+		return invalidf("cannot run until %v: it is before the current simulated time", t)
+	}
+	return h.Advance(d)
+}
+
+// runBatch is how many timers the live driver runs before letting other
+// callers take the lock.
+const runBatch = 256
+
+// Run drives the simulation live until ctx is done: it maps the wall clock
+// to simulated time through the clock's factor and pause, and runs each
+// timer when simulated time reaches it. It arms one wall-clock timer for the
+// next due time (none while paused) and wakes early when the clock or the
+// schedule changes, so it never polls. Run returns ctx.Err(). Run at most
+// one driver per home; [Home.Advance] may still be called meanwhile.
+func (h *Home) Run(ctx context.Context) error {
+	for {
+		h.mu.Lock()
+		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch) {
+			h.mu.Unlock()
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			h.mu.Lock()
+		}
+		wait, ok := h.nextWaitLocked()
+		h.mu.Unlock()
+
+		var fire <-chan time.Time
+		var t *clock.Timer
+		if ok {
+			t = h.wall.Timer(wait)
+			fire = t.C
+		}
+		select {
+		case <-ctx.Done():
+		case <-h.wake:
+		case <-fire:
+		}
+		if t != nil {
+			t.Stop()
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// nextWaitLocked returns the wall-clock time until the next timer is due;
+// false when none is scheduled or the clock is paused.
+func (h *Home) nextWaitLocked() (time.Duration, bool) {
+	if len(h.timers) == 0 || h.clock.paused {
+		return 0, false
+	}
+	now := h.wall.Now()
+	return h.clock.wallUntil(h.timers[0].at).Sub(now), true
+}
+
+// wakeDriver tells a running driver to look at the schedule again.
+func (h *Home) wakeDriver() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}

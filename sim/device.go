@@ -38,6 +38,7 @@ type device struct {
 	zone   *Zone          // the zone holding the device; nil outside every zone
 	timer  *timer         // the periodic update of a heater or cooler
 	frozen map[string]any // readings kept while the sensor is faulty
+	power  float64        // net heating power of an active heater (+) or cooler (-), W
 }
 
 // snapshot returns the device as clients see it, with its live readings.
@@ -136,7 +137,11 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		return Device{}, err
 	}
 	h.placeDeviceLocked(d)
+	d.refresh()
 	h.devices.add(d.ID, d)
+	if d.kind.Name == "PresenceSensor" || d.kind.Name == "MotionSensor" {
+		h.sensors = append(h.sensors, d)
+	}
 	h.publishDeviceLocked(EventDeviceAdded, d)
 	h.startTimerLocked(d)
 	h.settleDeviceLocked(d, nil)
@@ -227,6 +232,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 		}
 	}
 	h.placeDeviceLocked(next)
+	next.refresh()
 
 	old, from := cur.snapshot(), cur.zone
 	*cur = *next
@@ -246,6 +252,7 @@ func (h *Home) DeleteDevice(id string) error {
 		return notFoundf("device %q", truncate(id))
 	}
 	h.devices.remove(id)
+	h.sensors = slices.DeleteFunc(h.sensors, func(s *device) bool { return s == d })
 	h.cancelLocked(d.timer)
 	h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: id})
 	if d.isLight() {

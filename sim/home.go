@@ -46,6 +46,7 @@ type Home struct {
 	pinned   bool            // while a timer runs, the time reads as pin
 	pin      int64           // simulated ms
 	lit      map[string]bool // zones whose Illuminance the lights maintain
+	sensors  []*device       // presence and motion sensors, which watch persons
 
 	wake chan struct{} // wakes the live driver; never closed
 }
@@ -146,6 +147,7 @@ func (h *Home) Reset() {
 		h.persons.remove(p.ID)
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
+	h.sensors = nil
 	for _, d := range slices.Clone(h.devices.list) {
 		h.cancelLocked(d.timer)
 		h.devices.remove(d.ID)

@@ -48,7 +48,7 @@ func (h *Home) startTimerLocked(d *device) {
 	if !ok {
 		return
 	}
-	d.timer = &timer{index: -1, period: p, fire: func(h *Home, at int64) { h.tickThermalLocked(d) }}
+	d.timer = &timer{period: p, fire: func(h *Home, at int64) { h.tickThermalLocked(d) }}
 	h.scheduleLocked(d.timer, h.nowLocked()+p)
 }
 
@@ -68,19 +68,30 @@ func (h *Home) retimeLocked(d *device) {
 	h.scheduleLocked(d.timer, next)
 }
 
+// refresh recomputes what the physics caches from the device's properties
+// and state. Call it after any change to them.
+func (d *device) refresh() {
+	th, ok := thermals[d.kind.Name]
+	if !ok {
+		return
+	}
+	d.power = 0
+	if d.State == StateActivated {
+		d.power = th.sign * num(d.Properties[th.level]) * num(d.Properties[th.maxLevel])
+	}
+}
+
 // tickThermalLocked applies one period of a heater's or cooler's power to
 // its zone: ΔT = ±P × Δt / (1200 × V), clamped to [MinTemperature,
 // MaxTemperature]. A deactivated device, or one outside every zone, has no
 // effect.
 func (h *Home) tickThermalLocked(d *device) {
-	z := d.zone
-	if z == nil || d.State != StateActivated {
+	z, p := d.zone, d.power
+	if z == nil || p == 0 {
 		return
 	}
-	th := thermals[d.kind.Name]
-	p := th.sign * num(d.Properties[th.level]) * num(d.Properties[th.maxLevel])
 	v := z.VolumeM3()
-	if p == 0 || v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return
 	}
 	dt := float64(d.timer.period) / 1000
@@ -279,8 +290,10 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 	if gone {
 		to = LocationUnknown
 	}
-	for _, d := range h.devices.list {
-		if d.zone == nil || d.zone.ID != from && d.zone.ID != to {
+	fromZ, _ := h.zones.get(from)
+	toZ, _ := h.zones.get(to)
+	for _, d := range h.sensors {
+		if d.zone == nil || d.zone != fromZ && d.zone != toZ {
 			continue
 		}
 		switch d.kind.Name {
@@ -294,9 +307,9 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 			switch {
 			case from == to && !moved:
 				continue
-			case d.zone.ID == from && from != to:
+			case d.zone == fromZ && from != to:
 				motion = MotionLeave
-			case d.zone.ID == to && from != to:
+			case d.zone == toZ && from != to:
 				motion = MotionEnter
 			}
 			s := d.snapshot()

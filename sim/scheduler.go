@@ -11,93 +11,103 @@ import (
 // Timers are ordered by (at, seq): equal times run in the order they were
 // scheduled, so a run is the same every time.
 type timer struct {
-	at     int64 // simulated ms since the epoch
-	seq    uint64
-	index  int   // position in the heap; -1 when not scheduled
-	period int64 // > 0: reschedule period ms after at, chained from at, never from "now"
+	at        int64 // simulated ms since the epoch
+	seq       uint64
+	scheduled bool
+	period    int64 // > 0: reschedule period ms after at, chained from at, never from "now"
 	// fire runs with h.mu held; run runs without it, so it may call any
 	// Home method. Exactly one is set.
 	fire func(h *Home, at int64)
 	run  func()
 }
 
-// timerHeap is a binary min-heap of timers by (at, seq).
-type timerHeap []*timer
+// timerHeap is a binary min-heap of timers by (at, seq). The keys are
+// copied into the entries so that comparisons touch only the slice.
+type timerHeap []heapEntry
 
-func (q timerHeap) less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
-	}
-	return q[i].seq < q[j].seq
+type heapEntry struct {
+	at  int64
+	seq uint64
+	t   *timer
 }
 
-func (q timerHeap) swap(i, j int) {
-	q[i], q[j] = q[j], q[i]
-	q[i].index, q[j].index = i, j
+func (a *heapEntry) before(b *heapEntry) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
+// up and down move entry i to its place, shifting the others over the
+// hole rather than swapping.
 func (q timerHeap) up(i int) {
+	e := q[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !q.less(i, p) {
-			return
+		if !e.before(&q[p]) {
+			break
 		}
-		q.swap(i, p)
+		q[i] = q[p]
 		i = p
 	}
+	q[i] = e
 }
 
 func (q timerHeap) down(i int) {
-	n := len(q)
+	n, e := len(q), q[i]
 	for {
-		l := 2*i + 1
-		if l >= n {
-			return
+		m := 2*i + 1
+		if m >= n {
+			break
 		}
-		m := l
-		if r := l + 1; r < n && q.less(r, l) {
+		if r := m + 1; r < n && q[r].before(&q[m]) {
 			m = r
 		}
-		if !q.less(m, i) {
-			return
+		if !q[m].before(&e) {
+			break
 		}
-		q.swap(i, m)
+		q[i] = q[m]
 		i = m
 	}
+	q[i] = e
 }
 
 // scheduleLocked adds t to run at simulated time at.
 func (h *Home) scheduleLocked(t *timer, at int64) {
 	h.timerSeq++
-	t.at, t.seq, t.index = at, h.timerSeq, len(h.timers)
-	h.timers = append(h.timers, t)
-	h.timers.up(t.index)
+	t.at, t.seq, t.scheduled = at, h.timerSeq, true
+	h.timers = append(h.timers, heapEntry{at: at, seq: t.seq, t: t})
+	h.timers.up(len(h.timers) - 1)
 	h.wakeDriver()
 }
 
-// cancelLocked removes t if it is scheduled.
+// cancelLocked removes t if it is scheduled. It is rare (a device removed,
+// a period changed), so it finds t by scanning rather than have every move
+// in the heap keep an index up to date.
 func (h *Home) cancelLocked(t *timer) {
-	if t == nil || t.index < 0 {
+	if t == nil || !t.scheduled {
 		return
 	}
-	i, last := t.index, len(h.timers)-1
-	if i != last {
-		h.timers.swap(i, last)
+	t.scheduled = false
+	last := len(h.timers) - 1
+	for i := range h.timers {
+		if h.timers[i].t != t {
+			continue
+		}
+		h.timers[i] = h.timers[last]
+		h.timers[last] = heapEntry{}
+		h.timers = h.timers[:last]
+		if i < last {
+			h.timers.down(i)
+			h.timers.up(i)
+		}
+		return
 	}
-	h.timers[last] = nil
-	h.timers = h.timers[:last]
-	if i != last {
-		h.timers.down(i)
-		h.timers.up(i)
-	}
-	t.index = -1
 }
 
 // shiftTimersLocked moves every timer by d ms, when simulated time jumps
 // because the start date was set: what was due in 5 s stays due in 5 s.
 func (h *Home) shiftTimersLocked(d int64) {
-	for _, t := range h.timers {
-		t.at += d
+	for i := range h.timers {
+		h.timers[i].at += d
+		h.timers[i].t.at += d
 	}
 }
 
@@ -110,14 +120,15 @@ func (h *Home) runDueLocked(until int64, max int) bool {
 		if max > 0 && n == max {
 			return true
 		}
-		t := h.timers[0]
+		t := h.timers[0].t
 		at := t.at
 		if t.period > 0 {
 			h.timerSeq++
 			t.at, t.seq = at+t.period, h.timerSeq
+			h.timers[0].at, h.timers[0].seq = t.at, t.seq
 			h.timers.down(0)
 		} else {
-			h.cancelLocked(t)
+			h.cancelLocked(t) // the top: found at once
 		}
 		h.pinned, h.pin = true, at
 		if t.fire != nil {

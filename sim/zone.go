@@ -225,25 +225,29 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	old, had := z.Variables[name]
 	switch {
-	case v == nil && had:
-		delete(z.Variables, name)
-		h.publishZoneLocked(EventZoneVariableRemoved, z, name, nil, old)
+	case v == nil && !had, v != nil && had && old == *v:
+		return
 	case v == nil:
-		return
-	case !had:
-		z.Variables[name] = *v
-		h.publishZoneLocked(EventZoneVariableAdded, z, name, *v, nil)
-	case old != *v:
-		z.Variables[name] = *v
-		h.publishZoneLocked(EventZoneVariableUpdated, z, name, *v, old)
+		delete(z.Variables, name)
 	default:
-		return
+		z.Variables[name] = *v
 	}
+	if !h.watchedLocked() {
+		return // and box nothing: heaters update zones many times a simulated second
+	}
+	var oldValue any
 	if had {
-		h.followsLocked(z, name, old)
-	} else {
-		h.followsLocked(z, name, nil)
+		oldValue = old
 	}
+	switch {
+	case v == nil:
+		h.publishZoneLocked(EventZoneVariableRemoved, z, name, nil, oldValue)
+	case !had:
+		h.publishZoneLocked(EventZoneVariableAdded, z, name, *v, nil)
+	default:
+		h.publishZoneLocked(EventZoneVariableUpdated, z, name, *v, oldValue)
+	}
+	h.followsLocked(z, name, oldValue)
 }
 
 // DeleteZone removes a zone and relocates every device and person that was in

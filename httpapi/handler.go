@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gorilla/mux"
 
@@ -33,18 +34,36 @@ type Config struct {
 	// MaxBodyBytes limits request bodies; larger ones get 413. Zero means
 	// [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
+	// KeepAlive is how often an idle event stream gets a comment line.
+	// Zero means [DefaultKeepAlive].
+	KeepAlive time.Duration
 }
 
 // server holds the dependencies of the handlers.
 type server struct {
-	home    *sim.Home
-	engine  *mediation.Engine
-	maxBody int64
+	home      *sim.Home
+	engine    *mediation.Engine
+	maxBody   int64
+	keepAlive time.Duration
+	events    *eventHub
 }
 
+// Handler serves both services. It is safe for concurrent use. Call Close
+// when the server shuts down, to end the event streams, which otherwise
+// stay open as long as their clients do.
+type Handler struct {
+	http.Handler
+	srv *server
+}
+
+// Close ends every event stream, stops the goroutine that feeds them and
+// waits for it. Later event-stream requests get 404. Close is safe to call
+// more than once.
+func (h *Handler) Close() { h.srv.events.close() }
+
 // NewHandler returns the HTTP handler of both services, as the REST contract
-// describes them. The handler is safe for concurrent use.
-func NewHandler(cfg Config) http.Handler {
+// describes them.
+func NewHandler(cfg Config) *Handler {
 	if cfg.PlatformRoot == "" {
 		cfg.PlatformRoot = "platform"
 	}
@@ -57,7 +76,11 @@ func NewHandler(cfg Config) http.Handler {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes}
+	if cfg.KeepAlive <= 0 {
+		cfg.KeepAlive = DefaultKeepAlive
+	}
+	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
+		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}}
 	// No path cleaning: mux would answer "//" or "/./" with a redirect,
 	// even to a POST; such paths get a JSON 404 instead.
 	r := mux.NewRouter().SkipClean(true)
@@ -70,7 +93,7 @@ func NewHandler(cfg Config) http.Handler {
 		m = "/" + strings.Trim(cfg.MediationRoot, "/")
 	}
 	s.routes(r, "/"+strings.Trim(cfg.PlatformRoot, "/"), m)
-	return recoverPanics(cors(cfg.AllowOrigin, r))
+	return &Handler{Handler: recoverPanics(cors(cfg.AllowOrigin, r)), srv: s}
 }
 
 func notFoundRoute(r *http.Request) error {

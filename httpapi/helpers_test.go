@@ -25,7 +25,7 @@ type fixture struct {
 	home    *sim.Home
 	engine  *mediation.Engine
 	clock   *clock.Mock
-	handler http.Handler
+	handler *httpapi.Handler
 }
 
 func newFixture(tb testing.TB) *fixture {

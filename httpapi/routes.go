@@ -53,6 +53,7 @@ func (s *server) routes(r *mux.Router, p, m string) {
 	})
 
 	r.Handle(p+"/simulation", methods{"DELETE": s.handleSimulationReset()})
+	r.Handle(p+"/events", methods{"GET": s.handleEvents()})
 
 	if m == "" {
 		return

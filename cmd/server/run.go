@@ -83,7 +83,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(handler.Close) // end the event streams, or Shutdown waits for them
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+
+	// The live driver: simulated time follows the wall clock.
+	simCtx, stopSim := context.WithCancel(context.Background())
+	simDone := make(chan struct{})
+	go func() { home.Run(simCtx); close(simDone) }()
+	defer func() { stopSim(); <-simDone }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,0 +1,278 @@
+package httpapi_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// sseEvent is one parsed Server-Sent Event.
+type sseEvent struct {
+	id, event string
+	data      map[string]any
+}
+
+// stream connects to the event stream and returns a reader of its events;
+// it returns once the server has registered the client.
+func stream(t *testing.T, url string) (next func() (sseEvent, bool), stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, "GET", url+"/platform/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StatusCode != 200 || res.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET /events = %d %q", res.StatusCode, res.Header.Get("Content-Type"))
+	}
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	if !sc.Scan() || sc.Text() != "retry: 2000" {
+		t.Fatalf("first line = %q, want retry", sc.Text())
+	}
+	next = func() (sseEvent, bool) {
+		var e sseEvent
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case line == "" && e.event != "":
+				return e, true
+			case strings.HasPrefix(line, "id: "):
+				e.id = line[4:]
+			case strings.HasPrefix(line, "event: "):
+				e.event = line[7:]
+			case strings.HasPrefix(line, "data: "):
+				if err := json.Unmarshal([]byte(line[6:]), &e.data); err != nil {
+					t.Errorf("data %q is not JSON: %v", line, err)
+				}
+			}
+		}
+		return e, false
+	}
+	return next, func() { cancel(); res.Body.Close() }
+}
+
+func TestEventStream(t *testing.T) {
+	f := newFixture(t)
+	srv := httptest.NewServer(f.handler)
+	defer srv.Close()
+	defer f.handler.Close()
+	next, stop := stream(t, srv.URL)
+	defer stop()
+
+	f.mustDo(t, "POST", "/platform/zones/zone", `{"id":"room","leftX":0,"topY":0,"rightX":100,"bottomY":100,"variables":{"Volume":10}}`)
+	f.mustDo(t, "POST", "/platform/devices/device", `{"id":"t","type":"Thermometer","positionX":5,"positionY":5}`)
+	f.mustDo(t, "POST", "/platform/devices/device", `{"id":"h","type":"Heater","positionX":50,"positionY":50,"properties":{"heater.powerLevel":1}}`)
+	if err := f.home.Advance(5 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	f.mustDo(t, "PUT", "/platform/clocks/clock/default", `{"factor":10}`)
+	f.mustDo(t, "DELETE", "/platform/zones/zone/room", "")
+
+	var got []string
+	for len(got) < 10 {
+		e, ok := next()
+		if !ok {
+			t.Fatalf("stream ended after %v", got)
+		}
+		if e.data["eventType"] != e.event || e.data["id"] != e.id {
+			t.Errorf("envelope %v does not match event %q id %q", e.data, e.event, e.id)
+		}
+		if _, ok := e.data["time"].(float64); !ok {
+			t.Errorf("envelope %v has no time", e.data)
+		}
+		desc := e.event
+		for _, k := range []string{"zoneId", "deviceId", "variable", "property"} {
+			if v, ok := e.data[k]; ok {
+				desc += " " + k + "=" + fmt.Sprint(v)
+			}
+		}
+		for _, k := range []string{"zone", "device", "clock"} {
+			if _, ok := e.data[k].(map[string]any); ok {
+				desc += " +" + k
+			}
+		}
+		got = append(got, desc)
+		if e.event == "zone-removed" {
+			break
+		}
+	}
+	want := []string{
+		"zone-added zoneId=room +zone",
+		"device-added deviceId=t +device",
+		"zone-variable-added zoneId=room variable=Temperature +zone", // the thermometer needs it
+		"device-property-updated deviceId=t property=current_temperature +device",
+		"device-added deviceId=h +device",
+		"zone-variable-updated zoneId=room variable=Temperature +zone", // the heater, 5 s later
+		"device-property-updated deviceId=t property=current_temperature +device",
+		"clock-modified +clock",
+		"zone-removed zoneId=room",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestEventStreamManySubscribers: 100 subscribers each receive every one of
+// 1,000 changes, in order, with none dropped.
+func TestEventStreamManySubscribers(t *testing.T) {
+	const clients, changes = 100, 1000
+	f := newFixture(t)
+	srv := httptest.NewServer(f.handler)
+	defer srv.Close()
+	defer f.handler.Close()
+	f.mustDo(t, "POST", "/platform/zones/zone", `{"id":"room","leftX":0,"topY":0,"rightX":100,"bottomY":100}`)
+
+	var wg sync.WaitGroup
+	counts := make([]int, clients)
+	for i := range clients {
+		next, stop := stream(t, srv.URL)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer stop()
+			last := -1.0
+			for counts[i] < changes {
+				e, ok := next()
+				if !ok {
+					return
+				}
+				v, _ := e.data["value"].(float64)
+				if e.event != "zone-variable-updated" && e.event != "zone-variable-added" || v != last+1 {
+					t.Errorf("client %d: event %q value %v after %v", i, e.event, v, last)
+					return
+				}
+				last = v
+				counts[i]++
+			}
+		}()
+	}
+	for v := range changes {
+		f.mustDo(t, "PUT", "/platform/zones/zone/room", fmt.Sprintf(`{"variables":{"n":%d}}`, v))
+	}
+	wg.Wait()
+	for i, n := range counts {
+		if n != changes {
+			t.Errorf("client %d received %d events, want %d", i, n, changes)
+		}
+	}
+}
+
+// blockingWriter is a ResponseWriter whose writes wait until released,
+// like a client that does not read.
+type blockingWriter struct {
+	h       http.Header
+	release chan struct{}
+	wrote   chan struct{}
+	mu      sync.Mutex
+	body    strings.Builder
+}
+
+func newBlockingWriter() *blockingWriter {
+	return &blockingWriter{h: http.Header{}, release: make(chan struct{}), wrote: make(chan struct{}, 1)}
+}
+func (w *blockingWriter) Header() http.Header { return w.h }
+func (w *blockingWriter) WriteHeader(int)     {}
+func (w *blockingWriter) Flush()              {}
+func (w *blockingWriter) Write(p []byte) (int, error) {
+	select {
+	case w.wrote <- struct{}{}:
+	default:
+	}
+	<-w.release
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.body.Write(p)
+}
+
+// TestSlowSubscriberIsDisconnected: a client that does not read is dropped
+// once it is a buffer behind, the home never waits for it, and the others
+// go on.
+func TestSlowSubscriberIsDisconnected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home})
+		defer h.Close()
+		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
+			t.Fatal(err)
+		}
+		slow := newBlockingWriter()
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(slow, httptest.NewRequest("GET", "/platform/events", nil))
+			close(done)
+		}()
+		<-slow.wrote // registered, and stuck writing "retry"
+		for v := range 5000 {
+			x := float64(v)
+			if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"n": &x}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // the hub has handed on every event: the client's queue overflowed
+		close(slow.release)
+		<-done // the handler ends: it was dropped
+		if n := strings.Count(slow.body.String(), "event: "); n >= 5000 {
+			t.Errorf("the slow client got all %d events; it should have been dropped", n)
+		}
+		// A new client still works.
+		rec := newBlockingWriter()
+		close(rec.release)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			synctest.Wait()
+			x := 1.0
+			home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"m": &x}})
+			synctest.Wait()
+			cancel()
+		}()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/platform/events", nil).WithContext(ctx))
+		if !strings.Contains(rec.body.String(), "event: zone-variable-added") {
+			t.Errorf("new client got %q", rec.body.String())
+		}
+	})
+}
+
+// TestEventStreamKeepAliveAndClose: an idle stream gets a comment every
+// keep-alive period, and Close ends it.
+func TestEventStreamKeepAliveAndClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home, KeepAlive: 10 * time.Second})
+		w := newBlockingWriter()
+		close(w.release)
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(w, httptest.NewRequest("GET", "/platform/events", nil))
+			close(done)
+		}()
+		time.Sleep(35 * time.Second) // fake time: three keep-alives
+		synctest.Wait()
+		w.mu.Lock()
+		n := strings.Count(w.body.String(), ": keep-alive\n\n")
+		w.mu.Unlock()
+		if n != 3 {
+			t.Errorf("%d keep-alives in 35 s at 10 s, want 3", n)
+		}
+		h.Close()
+		<-done
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "/platform/events", nil))
+		if rec.Code != http.StatusNotFound {
+			t.Errorf("GET /events after Close = %d, want 404", rec.Code)
+		}
+	})
+}

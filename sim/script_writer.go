@@ -1,0 +1,489 @@
+package sim
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// WriteScript writes the current state of h as a script (see [Script]) that,
+// applied to any home, restores h's zones, devices and persons: it starts
+// with reset-context, then creates the zones (ids, names, isRoom,
+// coordinates), the devices (ids, names, types, positions, width and height,
+// state, fault and every property that is neither derived nor Location nor a
+// kind property at its default) and the persons (ids, names, types,
+// positions), each in creation order, and sets every zone variable last,
+// since placing lights, photometers and thermometers sets some of them. Its
+// root holds h's clock: startdate is the current simulated time, formatted
+// in loc (nil means time.Local) to the second, and factor the clock's
+// factor; the pause state is not written.
+//
+// A faulty sensor keeps the reading it had when it failed, so the script
+// fails it where that reading comes back: a sensor reading -1 (or a presence
+// sensor sensing nobody) before it is placed; a thermometer, photometer or
+// gas sensor in a zone whose variable is set to the reading for the moment
+// (its own zone if that has the variable, else the first zone that has it,
+// the sensor moving there and back); a presence sensor sensing someone with
+// a witness person (id "fault-witness", or the first free "fault-witness-N")
+// standing beside it for the moment.
+//
+// Restoration is exact except where h holds what no script can build, which
+// only removing zone variables or zones through the API leads to: a zone
+// without the variable that a thermometer, light or photometer in it
+// maintains gains it, as does the zone a faulty sensor fails in when no zone
+// has the sensor's variable. State that Zones, Devices and Persons do not
+// show is not written either: the schedule of heater and cooler updates,
+// and which zones lights have lit before.
+//
+// The script uses the original iCasa commands wherever they suffice (a device
+// is placed with move-device, a person with move-person) and the extension
+// attributes only for what they cannot say: a name other than the id, isRoom
+// false, a width or height, the type attribute of free properties, which are
+// always written with their type (json for arrays and objects, and for
+// strings holding characters that XML cannot carry) so that they read back
+// exactly, and the witness's position. A name, variable or property name
+// that XML cannot carry (a control character, U+FFFE, U+FFFF) or a property
+// value with invalid UTF-8 is an error of kind [ErrInvalid], and nothing is
+// written.
+//
+// The zones, devices and persons are read one list at a time: the script is
+// a consistent snapshot when nothing else changes h meanwhile.
+func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
+	if loc == nil {
+		loc = time.Local
+	}
+	c := h.Clock()
+	now := time.UnixMilli(c.CurrentTime).In(loc)
+	if now.Year() < 1 || now.Year() > 9999 {
+		return invalidf("simulated time %v is outside the years 1 to 9999", now)
+	}
+	zones, devices, persons := h.Zones(), h.Devices(), h.Persons()
+
+	sw := &scriptWriter{zones: zones}
+	sw.buf.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
+	fmt.Fprintf(&sw.buf, "<behavior startdate=\"%s\" factor=\"%d\">\n", now.Format(DateLayout), c.Factor)
+	sw.elem("reset-context")
+	if len(zones) > 0 {
+		sw.section("Zones")
+		for _, z := range zones {
+			sw.zone(z)
+		}
+	}
+	var late []lateFault
+	if len(devices) > 0 {
+		sw.section("Devices")
+		for _, d := range devices {
+			if f := sw.device(d); f != nil {
+				late = append(late, *f)
+			}
+		}
+	}
+	if len(persons) > 0 {
+		sw.section("Persons")
+		for _, p := range persons {
+			sw.person(p)
+		}
+	}
+	if len(late) > 0 {
+		sw.section("Faulty sensors keep the reading they had when they failed: fail them where it comes back")
+		witness := freePersonID(persons, "fault-witness")
+		for _, f := range late {
+			sw.fault(f, witness)
+		}
+	}
+	if slices.ContainsFunc(zones, func(z Zone) bool { return len(z.Variables) > 0 }) {
+		sw.section("Zone variables, last: placing lights, photometers and thermometers sets some")
+		for _, z := range zones {
+			for _, k := range slices.Sorted(maps.Keys(z.Variables)) {
+				sw.elem("add-zone-variable", "zoneId", z.ID, "variable", k)
+				sw.elem("modify-zone-variable", "zoneId", z.ID, "variable", k, "value", formatNumber(z.Variables[k]))
+			}
+		}
+	}
+	sw.buf.WriteString("</behavior>\n")
+	if sw.err != nil {
+		return sw.err
+	}
+	_, err := w.Write(sw.buf.Bytes())
+	return err
+}
+
+// scriptWriter accumulates a script, keeping the first error.
+type scriptWriter struct {
+	buf   bytes.Buffer
+	err   error
+	zones []Zone // the home's zones, in creation order
+}
+
+func (sw *scriptWriter) fail(err error) {
+	if sw.err == nil {
+		sw.err = err
+	}
+}
+
+// section starts a commented group of elements.
+func (sw *scriptWriter) section(title string) {
+	fmt.Fprintf(&sw.buf, "\n\t<!-- %s -->\n", title)
+}
+
+// elem writes one element; attrs alternate names and values.
+func (sw *scriptWriter) elem(cmd string, attrs ...string) {
+	sw.buf.WriteString("\t<")
+	sw.buf.WriteString(cmd)
+	for i := 0; i+1 < len(attrs); i += 2 {
+		if !xmlSafe(attrs[i+1]) {
+			sw.fail(invalidf("%s: attribute %s: %q holds a character that XML cannot carry", cmd, attrs[i], truncate(attrs[i+1])))
+		}
+		sw.buf.WriteString(" ")
+		sw.buf.WriteString(attrs[i])
+		sw.buf.WriteString("=\"")
+		xml.EscapeText(&sw.buf, []byte(attrs[i+1])) // escapes quotes, tabs and line ends too
+		sw.buf.WriteString("\"")
+	}
+	sw.buf.WriteString("/>\n")
+}
+
+func (sw *scriptWriter) zone(z Zone) {
+	attrs := []string{"id", z.ID, "leftX", itoa(z.LeftX), "topY", itoa(z.TopY),
+		"X-Length", itoa(z.RightX - z.LeftX), "Y-Length", itoa(z.BottomY - z.TopY)}
+	if z.Name != z.ID {
+		attrs = append(attrs, "name", z.Name)
+	}
+	if !z.IsRoom {
+		attrs = append(attrs, "isRoom", "false")
+	}
+	sw.elem("create-zone", attrs...)
+}
+
+// device writes the creation of d and returns its fault when that must wait
+// for the zones' variables or the persons.
+func (sw *scriptWriter) device(d Device) *lateFault {
+	kind, err := LookupKind(d.Type)
+	if err != nil {
+		sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
+		return nil
+	}
+	attrs := []string{"id", d.ID, "type", d.Type}
+	if d.Name != d.ID {
+		attrs = append(attrs, "name", d.Name)
+	}
+	if d.Width != 0 {
+		attrs = append(attrs, "width", itoa(d.Width))
+	}
+	if d.Height != 0 {
+		attrs = append(attrs, "height", itoa(d.Height))
+	}
+	sw.elem("create-device", attrs...)
+	late, now := sw.planFault(d, kind)
+	if now {
+		sw.elem("fault-device", "deviceId", d.ID)
+	}
+	if d.PositionX != -1 || d.PositionY != -1 {
+		sw.elem("move-device", "deviceId", d.ID, "leftX", itoa(d.PositionX), "topY", itoa(d.PositionY))
+	}
+	for _, k := range slices.Sorted(maps.Keys(d.Properties)) {
+		if k == PropState || k == PropFault || k == PropLocation {
+			continue
+		}
+		v := d.Properties[k]
+		spec, defined := kind.Property(k)
+		switch {
+		case defined && (spec.Derived || v == spec.Default):
+			continue
+		case defined:
+			text, typ, err := kindValueText(spec, v)
+			if err != nil {
+				sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
+				return nil
+			}
+			if typ == "" {
+				sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text)
+			} else {
+				sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text, "type", typ)
+			}
+		default:
+			text, typ, err := freeValueText(v)
+			if err != nil {
+				sw.fail(fmt.Errorf("device %q: property %q: %w", d.ID, k, err))
+				return nil
+			}
+			sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text, "type", typ)
+		}
+	}
+	if d.State == StateDeactivated {
+		sw.elem("deactivate-device", "deviceId", d.ID)
+	}
+	return late
+}
+
+func (sw *scriptWriter) person(p Person) {
+	attrs := []string{"id", p.ID, "type", p.Type}
+	if p.Name != p.ID {
+		attrs = append(attrs, "name", p.Name)
+	}
+	sw.elem("create-person", attrs...)
+	if p.PositionX != -1 || p.PositionY != -1 {
+		sw.elem("move-person", "personId", p.ID, "newX", itoa(p.PositionX), "newY", itoa(p.PositionY))
+	}
+}
+
+// point is a position on the plan.
+type point struct{ x, y int }
+
+// lateFault is the fault of a sensor that must fail in a zone: at point at,
+// once the zone's variables hold its readings, or beside a witness person.
+type lateFault struct {
+	id       string
+	home, at point
+	zoneID   string
+	vars     map[string]float64
+	witness  bool
+}
+
+// planFault decides when d fails: now (before it is placed) or late, as the
+// returned fault says.
+func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now bool) {
+	if d.Fault != FaultYes {
+		return nil, false
+	}
+	home := point{d.PositionX, d.PositionY}
+	vars := map[string]float64{}
+	unplaced := true // every reading is the one of a sensor outside every zone
+	for _, spec := range kind.Properties {
+		if spec.Follows != "" {
+			v, _ := d.Properties[spec.Name].(float64)
+			vars[spec.Follows] = v
+			unplaced = unplaced && v == -1
+		}
+	}
+	switch {
+	case len(vars) > 0 && !unplaced:
+		hasAll := func(z Zone) bool {
+			for k := range vars {
+				if _, ok := z.Variables[k]; !ok {
+					return false
+				}
+			}
+			return true
+		}
+		if z, at, ok := sw.faultZone(d, hasAll); ok {
+			return &lateFault{id: d.ID, home: home, at: at, zoneID: z.ID, vars: vars}, false
+		}
+	case len(vars) == 0 && d.Properties[PropSensedPresence] == true:
+		if _, at, ok := sw.faultZone(d, func(Zone) bool { return true }); ok {
+			return &lateFault{id: d.ID, home: home, at: at, witness: true}, false
+		}
+	}
+	return nil, true
+}
+
+// faultZone picks the zone where d fails, and the point there: d's own zone
+// if good, else the first good zone, else d's own zone or the first zone.
+func (sw *scriptWriter) faultZone(d Device, good func(Zone) bool) (Zone, point, bool) {
+	own := slices.IndexFunc(sw.zones, func(z Zone) bool { return z.ID == d.Location })
+	home := point{d.PositionX, d.PositionY}
+	if own >= 0 && good(sw.zones[own]) {
+		return sw.zones[own], home, true
+	}
+	for _, z := range sw.zones {
+		if p, ok := sw.pointIn(z); ok && good(z) {
+			return z, p, true
+		}
+	}
+	if own >= 0 {
+		return sw.zones[own], home, true
+	}
+	for _, z := range sw.zones {
+		if p, ok := sw.pointIn(z); ok {
+			return z, p, true
+		}
+	}
+	return Zone{}, point{}, false
+}
+
+// pointIn returns a point that z holds: its centre, a corner or the middle
+// of an edge, where no smaller zone (or earlier one of the same area) holds
+// it instead. See the Geometry section of the package documentation.
+func (sw *scriptWriter) pointIn(z Zone) (point, bool) {
+	cx, cy := z.Centre()
+	for _, p := range []point{{cx, cy}, {z.LeftX, z.TopY}, {z.RightX, z.TopY}, {z.LeftX, z.BottomY}, {z.RightX, z.BottomY},
+		{cx, z.TopY}, {cx, z.BottomY}, {z.LeftX, cy}, {z.RightX, cy}} {
+		if sw.locate(p) == z.ID {
+			return p, true
+		}
+	}
+	return point{}, false
+}
+
+// locate returns the id of the zone that holds p, as the home does.
+func (sw *scriptWriter) locate(p point) string {
+	best, bestArea := "", int64(-1)
+	for _, z := range sw.zones {
+		if !z.Contains(p.x, p.y) {
+			continue
+		}
+		if a := int64(z.RightX-z.LeftX) * int64(z.BottomY-z.TopY); bestArea < 0 || a < bestArea {
+			best, bestArea = z.ID, a
+		}
+	}
+	return best
+}
+
+// fault writes a late fault.
+func (sw *scriptWriter) fault(f lateFault, witness string) {
+	moved := f.at != f.home
+	if moved {
+		sw.elem("move-device", "deviceId", f.id, "leftX", itoa(f.at.x), "topY", itoa(f.at.y))
+	}
+	for _, k := range slices.Sorted(maps.Keys(f.vars)) {
+		sw.elem("modify-zone-variable", "zoneId", f.zoneID, "variable", k, "value", formatNumber(f.vars[k]))
+	}
+	if f.witness {
+		sw.elem("create-person", "id", witness, "type", "Man", "positionX", itoa(f.at.x), "positionY", itoa(f.at.y))
+	}
+	sw.elem("fault-device", "deviceId", f.id)
+	if f.witness {
+		sw.elem("remove-person", "personId", witness)
+	}
+	if moved {
+		sw.elem("move-device", "deviceId", f.id, "leftX", itoa(f.home.x), "topY", itoa(f.home.y))
+	}
+}
+
+// freePersonID returns base, or base-N for the first N from 2 that no person
+// of persons uses.
+func freePersonID(persons []Person, base string) string {
+	id := base
+	for n := 2; slices.ContainsFunc(persons, func(p Person) bool { return p.ID == id }); n++ {
+		id = base + "-" + strconv.Itoa(n)
+	}
+	return id
+}
+
+// kindValueText returns the text of a kind property's value, and a type
+// attribute when the kind's typing of the text would not read it back.
+func kindValueText(spec PropertySpec, v any) (text, typ string, err error) {
+	switch x := v.(type) {
+	case float64:
+		return formatNumber(x), "", nil
+	case bool:
+		return strconv.FormatBool(x), "", nil
+	case string:
+		if xmlSafe(x) {
+			return x, "", nil
+		}
+		text, err := jsonText(x)
+		return text, "json", err
+	}
+	return "", "", invalidf("property %q holds %s", spec.Name, describe(v))
+}
+
+// freeValueText returns the text and type attribute of a free property.
+func freeValueText(v any) (text, typ string, err error) {
+	switch x := v.(type) {
+	case float64:
+		return formatNumber(x), "number", nil
+	case bool:
+		return strconv.FormatBool(x), "boolean", nil
+	case string:
+		if xmlSafe(x) {
+			return x, "string", nil
+		}
+		text, err := jsonText(x)
+		return text, "json", err
+	case []any, map[string]any:
+		text, err := jsonText(x)
+		return text, "json", err
+	}
+	return "", "", invalidf("value is %s, not a JSON value", describe(v))
+}
+
+// jsonText encodes v as JSON that XML can carry: characters XML cannot carry
+// are escaped as \uXXXX (they only occur inside JSON strings).
+func jsonText(v any) (string, error) {
+	if !validUTF8Value(v) {
+		return "", invalidf("value holds invalid UTF-8, which cannot be written exactly")
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", invalidf("value cannot be written as JSON: %v", err)
+	}
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+	if xmlSafe(string(out)) {
+		return string(out), nil
+	}
+	var e bytes.Buffer
+	for _, r := range string(out) {
+		if xmlChar(r) {
+			e.WriteRune(r)
+		} else {
+			fmt.Fprintf(&e, `\u%04x`, r) // control characters are escaped by JSON already: only U+FFFE and U+FFFF remain
+		}
+	}
+	return e.String(), nil
+}
+
+// validUTF8Value reports whether every string and key in v is valid UTF-8.
+func validUTF8Value(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return utf8.ValidString(x)
+	case []any:
+		for _, e := range x {
+			if !validUTF8Value(e) {
+				return false
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !validUTF8Value(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// xmlChar reports whether XML 1.0 can carry r, as text or a character
+// reference.
+func xmlChar(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' ||
+		r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// xmlSafe reports whether s is valid UTF-8 made of characters XML can carry.
+func xmlSafe(s string) bool {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return false
+			}
+		}
+		if !xmlChar(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// formatNumber writes f so that strconv.ParseFloat reads it back exactly:
+// in decimal notation, or in exponent notation for very large or small
+// magnitudes, as JSON does.
+func formatNumber(f float64) string {
+	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
+		return strconv.FormatFloat(f, 'e', -1, 64)
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -102,7 +102,7 @@ func notFoundRoute(r *http.Request) error {
 
 type routeError struct{ path string }
 
-func (e *routeError) Error() string     { return "no resource at " + e.path }
+func (e *routeError) Error() string     { return "there is no resource at " + e.path }
 func (e *routeError) Is(err error) bool { return err == errNotFound }
 
 // methods routes a path's requests by method. OPTIONS answers the CORS
@@ -132,6 +132,9 @@ func (m methods) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == http.MethodOptions:
 		w.Header().Set("Allow", m.allow())
 		w.Header().Set("Access-Control-Allow-Methods", m.allow())
+		if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
+			w.Header().Set("Access-Control-Allow-Headers", asked) // a preflight gets what it asks for
+		}
 		w.WriteHeader(http.StatusOK)
 	default:
 		w.Header().Set("Allow", m.allow())

@@ -81,18 +81,15 @@ func formUnescape(s string) string {
 	return strings.ReplaceAll(s, "+", " ")
 }
 
-// isJSONBody tells a JSON body from a form: by Content-Type when it says,
-// else by the first character.
+// isJSONBody tells a JSON body from a form. A body that is a JSON object is
+// JSON whatever its label: curl -d labels everything as a form, and no form
+// starts with "{". A body labelled JSON is JSON (and an error if it is not).
 func isJSONBody(r *http.Request, body []byte) bool {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err == nil {
-		switch {
-		case mt == "application/json", strings.HasSuffix(mt, "+json"):
-			return true
-		case mt == "application/x-www-form-urlencoded", mt == "multipart/form-data":
-			return false
-		}
+	if bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) && json.Valid(body) {
+		return true
 	}
-	return bytes.HasPrefix(bytes.TrimSpace(body), []byte("{"))
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/json" || strings.HasSuffix(mt, "+json")
 }
 
 // get returns a string parameter; a JSON value that is not a string is an

@@ -13,7 +13,7 @@ import (
 
 func (s *server) handleTypes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		encode(w, http.StatusOK, s.engine.Registry().Types())
+		encode(w, http.StatusOK, newTypeViews(s.engine.Registry().Types()))
 	})
 }
 
@@ -82,7 +82,7 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 		if err := json.Unmarshal(body, &m.Content); err != nil {
 			return m, invalidf("request body is not valid JSON: %v", err)
 		}
-	case mt == "application/x-www-form-urlencoded":
+	case mt == "application/x-www-form-urlencoded" && isForm(body):
 		form := parseForm(string(body))
 		for k, v := range form {
 			fields[k] = append(fields[k], v...)
@@ -107,6 +107,24 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 		}
 	}
 	return m, nil
+}
+
+// isForm reports whether a body labelled as a form is one: pairs of
+// name=value naming the content or properties. curl -d labels any text as
+// a form; "hello world" is a message, not a form.
+func isForm(body []byte) bool {
+	named := false
+	for pair := range strings.SplitSeq(string(body), "&") {
+		k, _, ok := strings.Cut(pair, "=")
+		if !ok {
+			return false
+		}
+		k = formUnescape(k)
+		if k == "content" || strings.HasPrefix(k, "prop.") {
+			named = true
+		}
+	}
+	return named
 }
 
 // handleDataOut answers the messages a rest-out adapter kept, oldest first.

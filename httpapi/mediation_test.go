@@ -1,7 +1,11 @@
 package httpapi_test
 
 import (
+	"maps"
+	"slices"
+
 	"encoding/json"
+	"github.com/google/go-cmp/cmp"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -75,7 +79,7 @@ func TestMediationContract(t *testing.T) {
 		{name: "create with properties in the query string", req: medStep{"POST", "/mediation/c/mediators/f?type=filter&properties={condition=(a=1)}", "", ""}, status: 200,
 			has: `"condition":"(a=1)"`},
 		{name: "create with strict JSON properties in a form", req: medStep{"POST", "/mediation/c/mediator/router/r", `properties={"conditions":{"(k=1)":"one"}}`, ""}, status: 200,
-			has: `"Out":["default","one"]`},
+			has: `"Properties":{"conditions":{"(k=1)":"one"},"default":"default"}`},
 		{name: "create with empty properties", req: medStep{"POST", "/mediation/c/mediator/passthrough/p3", "properties={}", ""}, status: 200, has: `"Properties":{}`},
 		{name: "create: unknown type lists the known ones", req: medStep{"POST", "/mediation/c/mediator/HelloMediator/h", "", ""}, status: 400, has: "passthrough"},
 		{name: "create: adapter type on the mediator route", req: medStep{"POST", "/mediation/c/mediator/rest-in/x", "", ""}, status: 400},
@@ -126,6 +130,8 @@ func TestMediationContract(t *testing.T) {
 		{name: "bind with the spec's JMS linker and properties", req: medStep{"POST", "/mediation/c/bindings", "from=p:out&to=out:in&linker=JMS_Joram&properties={jms.topic=wiki}", ""}, status: 200,
 			want: `{"from":"p:out","to":"out:in","linker":"queue"}`},
 		{name: "bind with a JSON body", req: medStep{"POST", "/mediation/c/bindings", `{"from":"p:out","to":"out:in","linker":"JMS-Joram"}`, "application/json"}, status: 200},
+		{name: "a JSON body labelled as a form, as curl -d sends it", req: medStep{"POST", "/mediation/c/mediators/f2", `{"type":"filter","properties":{"condition":"(a=1)"}}`, form}, status: 200,
+			has: `"condition":"(a=1)"`},
 		{name: "bind: malformed endpoint", req: medStep{"POST", "/mediation/c/bindings", "from=p&to=out:in", ""}, status: 400},
 		{name: "bind: missing to", req: medStep{"POST", "/mediation/c/bindings", "from=p:out", ""}, status: 400},
 		{name: "bind: unknown component", req: medStep{"POST", "/mediation/c/bindings", "from=nope:out&to=out:in", ""}, status: 404},
@@ -148,7 +154,7 @@ func TestMediationContract(t *testing.T) {
 		{name: "runtime start of an unknown chain", req: medStep{"PUT", "/mediation/runtime/nope/start", "", ""}, status: 404},
 		{name: "runtime component has counters", given: []medStep{{"POST", "/mediation/runtime/c/components/in/data", `{"v":1}`, "application/json"}},
 			req: medStep{"GET", "/mediation/runtime/c/components/tag", "", ""}, status: 200, has: `"Counters":{"in":1,"out":1,"dropped":0,"errors":0,"queue":0}`},
-		{name: "types", req: medStep{"GET", "/mediation/runtime/types", "", ""}, status: 200, has: `{"name":"passthrough","kind":"mediator","in":["in"],"out":["out"],"properties":{}`},
+		{name: "types", req: medStep{"GET", "/mediation/runtime/types", "", ""}, status: 200, has: `{"name":"passthrough","kind":"mediator","pattern":null,"in":["in"],"out":["out"],"properties":{}}`},
 		{name: "data into a component that is not rest-in", req: medStep{"POST", "/mediation/runtime/c/components/tag/data", `{"v":1}`, "application/json"}, status: 400},
 		{name: "data into a stopped chain", given: []medStep{{"PUT", "/mediation/runtime/c/stop", "", ""}},
 			req: medStep{"POST", "/mediation/runtime/c/components/in/data", `{"v":1}`, "application/json"}, status: 409},
@@ -257,6 +263,9 @@ func TestMediationMessages(t *testing.T) {
 		{"POST", "/mediation/runtime/m/components/in/data", "content=cold&prop.kind=hum", form},
 		// A JSON body matched on its content (t >= 20).
 		{"POST", "/mediation/runtime/m/components/in/data", `{"t":25}`, "application/json"},
+		// Plain text as curl -d sends it, labelled as a form, with a numeric
+		// property that must compare as a number (t=100 >= 20).
+		{"POST", "/mediation/runtime/m/components/in/data?prop.t=100", "hello world", form},
 	} {
 		if rec := f.med(t, s); rec.Code != http.StatusOK {
 			t.Fatalf("%s %s %s = %d %s", s.method, s.path, s.body, rec.Code, rec.Body)
@@ -265,7 +274,8 @@ func TestMediationMessages(t *testing.T) {
 	want := `{"messages":[
 		{"content":{"t":21},"properties":{"kind":"temp","site":"lab","floor":2}},
 		{"content":"hello","properties":{"kind":"temp","site":"lab","floor":2}},
-		{"content":{"t":25},"properties":{"site":"lab","floor":2}}]}`
+		{"content":{"t":25},"properties":{"site":"lab","floor":2}},
+		{"content":"hello world","properties":{"t":"100","site":"lab","floor":2}}]}`
 	if d := jsonDiff(t, want, f.mustDo(t, "GET", "/mediation/runtime/m/components/out/data", "").Body.String()); d != "" {
 		t.Errorf("out (-want +got):\n%s", d)
 	}
@@ -273,7 +283,48 @@ func TestMediationMessages(t *testing.T) {
 		t.Errorf("rest (-want +got):\n%s", d)
 	}
 	rec := f.mustDo(t, "GET", "/mediation/runtime/m/components/hot", "")
-	if !strings.Contains(rec.Body.String(), `"Counters":{"in":4,"out":3,"dropped":1`) {
-		t.Errorf("filter counters = %s, want in 4, out 3, dropped 1", rec.Body)
+	if !strings.Contains(rec.Body.String(), `"Counters":{"in":5,"out":4,"dropped":1`) {
+		t.Errorf("filter counters = %s, want in 5, out 4, dropped 1", rec.Body)
+	}
+}
+
+// TestMediationShapes pins the exact keys of the contract's shapes.
+func TestMediationShapes(t *testing.T) {
+	f := newFixture(t)
+	for _, s := range pipeline {
+		f.med(t, s)
+	}
+	keys := func(body string) []string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			t.Fatalf("%s: %v", body, err)
+		}
+		return slices.Sorted(maps.Keys(m))
+	}
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/mediation/c", []string{"Adapters", "Bindings", "ID", "Mediators", "State"}},
+		{"/mediation/c/components/tag", []string{"Creation date", "ID", "Namespace", "Properties", "State", "Type", "UUID"}},
+		{"/mediation/c/components/in", []string{"Creation date", "ID", "Namespace", "Pattern", "Properties", "State", "Type", "UUID"}},
+		{"/mediation/runtime/c/components/tag", []string{"Counters", "Creation date", "ID", "Namespace", "Properties", "State", "Type", "UUID"}},
+		{"/mediation/runtime/c", []string{"state"}},
+		{"/mediation", []string{"chains"}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, keys(f.mustDo(t, "GET", tt.path, "").Body.String())); diff != "" {
+			t.Errorf("GET %s keys (-want +got):\n%s", tt.path, diff)
+		}
+	}
+	var types []map[string]any
+	json.Unmarshal(f.mustDo(t, "GET", "/mediation/runtime/types", "").Body.Bytes(), &types)
+	if len(types) < 11 {
+		t.Fatalf("%d types, want the 11 built-ins at least", len(types))
+	}
+	for _, ty := range types {
+		if diff := cmp.Diff([]string{"in", "kind", "name", "out", "pattern", "properties"}, slices.Sorted(maps.Keys(ty))); diff != "" {
+			t.Errorf("type %v keys (-want +got):\n%s", ty["name"], diff)
+		}
 	}
 }

@@ -50,9 +50,6 @@ type componentView struct {
 	Created    string              `json:"Creation date"`
 	Properties map[string]any      `json:"Properties"`
 	Pattern    string              `json:"Pattern,omitempty"`
-	Kind       string              `json:"Kind"`
-	In         []string            `json:"In"`
-	Out        []string            `json:"Out"`
 	Counters   *mediation.Counters `json:"Counters,omitempty"`
 }
 
@@ -60,7 +57,7 @@ func newComponentView(c mediation.ComponentInfo, counters bool) componentView {
 	v := componentView{
 		ID: c.ID, Type: c.Type, Namespace: c.Namespace, UUID: c.UUID, State: c.State,
 		Created: c.Created.Format(creationDateLayout), Properties: c.Properties,
-		Pattern: string(c.Pattern), Kind: string(c.Kind), In: c.In, Out: c.Out,
+		Pattern: string(c.Pattern),
 	}
 	if v.Properties == nil {
 		v.Properties = map[string]any{}
@@ -70,6 +67,38 @@ func newComponentView(c mediation.ComponentInfo, counters bool) componentView {
 		v.Counters = &cs
 	}
 	return v
+}
+
+// typeView is an entry of GET /runtime/types. pattern is null for
+// mediators.
+type typeView struct {
+	Name       string         `json:"name"`
+	Kind       string         `json:"kind"`
+	Pattern    *string        `json:"pattern"`
+	In         []string       `json:"in"`
+	Out        []string       `json:"out"`
+	Properties map[string]any `json:"properties"`
+}
+
+func newTypeViews(types []mediation.TypeInfo) []typeView {
+	out := make([]typeView, len(types))
+	for i, t := range types {
+		out[i] = typeView{Name: t.Name, Kind: string(t.Kind), In: t.In, Out: t.Out, Properties: t.Properties}
+		if t.Pattern != "" {
+			p := string(t.Pattern)
+			out[i].Pattern = &p
+		}
+		if out[i].In == nil {
+			out[i].In = []string{}
+		}
+		if out[i].Out == nil {
+			out[i].Out = []string{}
+		}
+		if out[i].Properties == nil {
+			out[i].Properties = map[string]any{}
+		}
+	}
+	return out
 }
 
 // messageView is a message as clients send and read it.

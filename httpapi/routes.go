@@ -53,7 +53,9 @@ func (s *server) routes(r *mux.Router, p, m string) {
 	})
 
 	r.Handle(p+"/simulation", methods{"DELETE": s.handleSimulationReset()})
-	r.Handle(p+"/events", methods{"GET": s.handleEvents()})
+	events := methods{"GET": s.handleEvents()}
+	r.Handle(p+"/events", events)
+	r.Handle("/events", events)
 
 	if m == "" {
 		return

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -72,8 +73,8 @@ func TestSimulationContract(t *testing.T) {
 			status: 400, code: "invalid", msg: "rightX"},
 		{name: "zone inverted y", req: step{"POST", "/platform/zones/zone", `{"id":"z","leftX":0,"topY":10,"rightX":1,"bottomY":5}`},
 			status: 400, code: "invalid", msg: "bottomY"},
-		{name: "zone negative coordinate", req: step{"POST", "/platform/zones/zone", `{"id":"z","leftX":-5,"topY":0,"rightX":1,"bottomY":5}`},
-			status: 400, code: "invalid"},
+		{name: "zone negative coordinates, truncated toward zero", req: step{"POST", "/platform/zones/zone", `{"id":"z","leftX":-5.9,"topY":-0.5,"rightX":1,"bottomY":5}`},
+			status: 200, want: `{"id":"z","name":"z","isRoom":true,"leftX":-5,"topY":0,"rightX":1,"bottomY":5,"variables":{}}`},
 		{name: "zone huge coordinate", req: step{"POST", "/platform/zones/zone", `{"id":"z","leftX":0,"topY":0,"rightX":1e12,"bottomY":5}`},
 			status: 400, code: "invalid"},
 		{name: "zone coordinate beyond float64", req: step{"POST", "/platform/zones/zone", `{"id":"z","leftX":0,"topY":0,"rightX":1e400,"bottomY":5}`},
@@ -177,9 +178,11 @@ func TestSimulationContract(t *testing.T) {
 		{name: "device moved with its new Location sent back", house: true,
 			given: []step{{"POST", "/platform/devices/device", heater}},
 			req:   step{"PUT", "/platform/devices/device/h1", `{"positionX":500,"positionY":400,"properties":{"Location":"kitchen"}}`}, status: 200},
-		{name: "device Location property naming another zone", house: true,
+		{name: "device sent back whole after a move: the stale Location is ignored", house: true,
 			given: []step{{"POST", "/platform/devices/device", heater}},
-			req:   step{"PUT", "/platform/devices/device/h1", `{"positionX":500,"positionY":400,"properties":{"Location":"bathroom"}}`}, status: 400, code: "invalid", msg: "derived"},
+			req: step{"PUT", "/platform/devices/device/h1", `{"id":"h1","name":"h1","type":"iCasa.Heater","location":"bathroom","positionX":500,"positionY":400,
+				"state":"activated","fault":"no","properties":{"Location":"bathroom","heater.powerLevel":0,"state":"activated","fault":"no"}}`}, status: 200,
+			want: `{"id":"h1","name":"h1","type":"iCasa.Heater","location":"kitchen","positionX":500,"positionY":400,"state":"activated","fault":"no",` + services + `,"properties":{` + heaterDef + `,"Location":"kitchen"}}`},
 		{name: "device bad state", given: []step{{"POST", "/platform/devices/device", heater}},
 			req: step{"PUT", "/platform/devices/device/h1", `{"state":"on"}`}, status: 400, code: "invalid", msg: "state"},
 		{name: "device bad fault", given: []step{{"POST", "/platform/devices/device", heater}},
@@ -197,8 +200,11 @@ func TestSimulationContract(t *testing.T) {
 			req: step{"PUT", "/platform/devices/device/h1", `{"type":"iCasa.Heater","deviceId":"h1"}`}, status: 200},
 		{name: "device body id differs", given: []step{{"POST", "/platform/devices/device", heater}},
 			req: step{"PUT", "/platform/devices/device/h1", `{"deviceId":"h2"}`}, status: 400, code: "invalid"},
-		{name: "device negative position", given: []step{{"POST", "/platform/devices/device", heater}},
-			req: step{"PUT", "/platform/devices/device/h1", `{"positionX":-7}`}, status: 400, code: "invalid"},
+		{name: "device negative position truncated toward zero", given: []step{{"POST", "/platform/devices/device", heater}},
+			req: step{"PUT", "/platform/devices/device/h1", `{"positionX":-7.8,"positionY":-0.2}`}, status: 200,
+			want: `{"id":"h1","name":"h1","type":"iCasa.Heater","positionX":-7,"positionY":0,"state":"activated","fault":"no",` + services + `,"properties":{` + heaterDef + `}}`},
+		{name: "device position beyond the plan", given: []step{{"POST", "/platform/devices/device", heater}},
+			req: step{"PUT", "/platform/devices/device/h1", `{"positionX":2e9}`}, status: 400, code: "invalid"},
 		{name: "device get unknown", req: step{"GET", "/platform/devices/device/nope", ""}, status: 404, code: "not_found"},
 		{name: "device delete", given: []step{{"POST", "/platform/devices/device", heater}},
 			req: step{"DELETE", "/platform/devices/device/h1", ""}, status: 200,
@@ -401,5 +407,24 @@ func TestCustomRootsAndOrigin(t *testing.T) {
 	}
 	if rec := serve(h, "GET", "/platform/zones/zones"); rec.Code != 404 {
 		t.Errorf("GET /platform/zones/zones with root icasa = %d, want 404", rec.Code)
+	}
+}
+
+func TestPreflightEchoesRequestedHeaders(t *testing.T) {
+	f := newFixture(t)
+	req := httptest.NewRequest("OPTIONS", "/platform/zones/zone", nil)
+	req.Header.Set("Access-Control-Request-Headers", "X-Custom, Content-Type")
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, req)
+	if got := rec.Header().Get("Access-Control-Allow-Headers"); rec.Code != 200 || got != "X-Custom, Content-Type" {
+		t.Errorf("preflight = %d, Allow-Headers %q", rec.Code, got)
+	}
+}
+
+func TestEventsAtTheRootToo(t *testing.T) {
+	f := newFixture(t)
+	rec := f.do(t, "HEAD", "/events", "")
+	if rec.Code != 200 || rec.Header().Get("Content-Type") != "text/event-stream" {
+		t.Errorf("HEAD /events = %d %q", rec.Code, rec.Header().Get("Content-Type"))
 	}
 }

@@ -95,7 +95,7 @@ func (e *Engine) Chain(id string) (*Chain, error) {
 	defer e.mu.Unlock()
 	ch := e.chains[id]
 	if ch == nil {
-		return nil, fmt.Errorf("%w: chain %q", ErrNotFound, id)
+		return nil, fmt.Errorf("%w: chain %q does not exist", ErrNotFound, id)
 	}
 	return ch, nil
 }
@@ -115,7 +115,7 @@ func (e *Engine) DeleteChain(id string) error {
 	ch := e.chains[id]
 	if ch == nil {
 		e.mu.Unlock()
-		return fmt.Errorf("%w: chain %q", ErrNotFound, id)
+		return fmt.Errorf("%w: chain %q does not exist", ErrNotFound, id)
 	}
 	delete(e.chains, id)
 	e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })

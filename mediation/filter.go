@@ -3,6 +3,7 @@ package mediation
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -136,16 +137,17 @@ func (f *Filter) String() string {
 //   - Absent attribute: every test on it is false, presence included, so a
 //     ! of such a test is true.
 //   - (attr=*) is true when the attribute is present.
-//   - (attr=value): when v is a number (any int, uint or float kind, or a
-//     json.Number) and the value parses as a float (strconv.ParseFloat), the
-//     two are compared as float64 numbers; when v is a bool, it is compared
+//   - (attr=value): when v is a number (any int, uint or float kind, a
+//     json.Number, or a string that reads as a finite number, as every
+//     property sent over REST is) and the value parses as a float
+//     (strconv.ParseFloat), the two are compared as float64 numbers; when v is a bool, it is compared
 //     with the value read by strconv.ParseBool in any letter case (a value
 //     that is not a bool never matches); otherwise the fmt.Sprint text of v
 //     must equal the value exactly.
 //   - (attr~=value): the text of v and the value are equal ignoring letter
 //     case (Unicode folding) and all whitespace.
 //   - (attr>=value), (attr<=value): numeric comparison when v is a number
-//     and the value parses as a float, else byte-wise comparison of the text
+//     (as above, numeric strings included) and the value parses as a float, else byte-wise comparison of the text
 //     of v with the value.
 //   - (attr=ab*cd*): the text of v starts with "ab" and then contains "cd".
 //   - When v is a slice or array (such as []any, but not []byte), a test is
@@ -243,7 +245,7 @@ func (n *fltNode) test(v any, depth int) bool {
 	}
 	switch n.op {
 	case fltEqual:
-		if f, ok := fltNumber(v); ok && n.numOK {
+		if f, ok := fltNumeric(v); ok && n.numOK {
 			return f == n.num
 		}
 		if b, ok := fltBool(v); ok {
@@ -254,7 +256,7 @@ func (n *fltNode) test(v any, depth int) bool {
 		return strings.EqualFold(fltStripSpace(fltText(v)), n.folded)
 	case fltGreaterEq, fltLessEq:
 		c := 0
-		if f, ok := fltNumber(v); ok && n.numOK {
+		if f, ok := fltNumeric(v); ok && n.numOK {
 			switch {
 			case f < n.num:
 				c = -1
@@ -286,6 +288,17 @@ func (n *fltNode) test(v any, depth int) bool {
 		return strings.HasSuffix(s, n.final)
 	}
 	return false
+}
+
+// fltNumeric returns v as a float64 when v is a number or a string that
+// reads as a finite number: properties sent over REST are all strings, and
+// (value>=20) must still compare "100" as a number.
+func fltNumeric(v any) (float64, bool) {
+	if s, ok := v.(string); ok {
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		return f, err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+	}
+	return fltNumber(v)
 }
 
 // fltNumber returns v as a float64 when v is a number.

@@ -151,6 +151,7 @@ func TestFilterMatch(t *testing.T) {
 		"on":    true,
 		"off":   false,
 		"name":  "John  Smith",
+		"sval":  "100", // a number sent as text, as REST properties are
 		"tags":  []any{"a", "bb", 5.0, nil},
 		"strs":  []string{"x", "yz"},
 		"empty": []any{},
@@ -196,6 +197,10 @@ func TestFilterMatch(t *testing.T) {
 		{"approx mismatch", "(name~=john smit)", props, nil, false},
 		{"approx number", "(value~=21.5)", props, nil, true},
 		{"greater numeric", "(value>=20)", props, nil, true},
+		{"numeric text compared as a number", "(sval>=20)", props, nil, true},
+		{"numeric text not lexicographic", "(sval<=9)", props, nil, false},
+		{"numeric text equal other spelling", "(sval=1e2)", props, nil, true},
+		{"numeric text against text", "(sval>=abc)", props, nil, false},
 		{"greater numeric equal", "(value>=21.5)", props, nil, true},
 		{"greater numeric false", "(value>=100)", props, nil, false},
 		{"less numeric", "(value<=21.5)", props, nil, true},

@@ -109,7 +109,7 @@ func (r *Registry) Type(name string) (Type, error) {
 	t := r.types[name]
 	r.mu.RUnlock()
 	if t == nil {
-		return Type{}, fmt.Errorf("%w: type %q", ErrNotFound, name)
+		return Type{}, fmt.Errorf("%w: type %q does not exist", ErrNotFound, name)
 	}
 	c := *t
 	c.In, c.Out, c.Properties = slices.Clone(t.In), slices.Clone(t.Out), cloneMap(t.Properties)

@@ -6,7 +6,7 @@ import "time"
 const ClockID = "default"
 
 // MaxFactor is the largest accepted acceleration factor.
-const MaxFactor = 1_000_000
+const MaxFactor = 1_000_000_000
 
 // DateLayout is the layout of the clock's date strings, dd/MM/yyyy-HH:mm:ss.
 const DateLayout = "02/01/2006-15:04:05"

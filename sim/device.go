@@ -73,7 +73,8 @@ type DeviceSpec struct {
 	Type string
 	// PositionX and PositionY place the device; nil leaves it at -1.
 	PositionX, PositionY *int
-	// Properties are merged over the kind's defaults, as in an update.
+	// Properties are merged over the kind's defaults, as in an update, except
+	// state and fault: a new device is activated and not faulty.
 	Properties map[string]any
 }
 
@@ -93,7 +94,10 @@ type DeviceUpdate struct {
 	// State is "activated" or "deactivated"; Fault is "yes" or "no".
 	State, Fault *string
 	// Properties are merged into the device's: the kind's properties are
-	// type- and range-checked, a nil value removes a free property.
+	// type- and range-checked, a nil value removes a free property, and
+	// values sent for derived properties (Location, sensor readings,
+	// max_illuminance) are ignored, so a device read earlier can be sent
+	// back as it is.
 	Properties map[string]any
 }
 
@@ -133,7 +137,11 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		return Device{}, conflictf("device %q already exists", d.ID)
 	}
 	h.placeDeviceLocked(d)
-	if err := applyProperties(d, spec.Properties); err != nil {
+	// A new device is activated and not faulty, whatever its properties say.
+	props := maps.Clone(spec.Properties)
+	delete(props, PropState)
+	delete(props, PropFault)
+	if err := applyProperties(d, props); err != nil {
 		return Device{}, err
 	}
 	h.placeDeviceLocked(d)
@@ -155,7 +163,7 @@ func (h *Home) Device(id string) (Device, error) {
 	defer h.mu.Unlock()
 	d, ok := h.devices.get(id)
 	if !ok {
-		return Device{}, notFoundf("device %q", truncate(id))
+		return Device{}, notFoundf("device %q does not exist", truncate(id))
 	}
 	return d.snapshot(), nil
 }
@@ -180,7 +188,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	defer h.mu.Unlock()
 	cur, ok := h.devices.get(id)
 	if !ok {
-		return Device{}, notFoundf("device %q", truncate(id))
+		return Device{}, notFoundf("device %q does not exist", truncate(id))
 	}
 	next := cur.clone()
 	if u.Type != nil {
@@ -249,7 +257,7 @@ func (h *Home) DeleteDevice(id string) error {
 	defer h.mu.Unlock()
 	d, ok := h.devices.get(id)
 	if !ok {
-		return notFoundf("device %q", truncate(id))
+		return notFoundf("device %q does not exist", truncate(id))
 	}
 	h.devices.remove(id)
 	h.sensors = slices.DeleteFunc(h.sensors, func(s *device) bool { return s == d })
@@ -289,7 +297,7 @@ func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *stri
 	}
 	z, ok := h.zones.get(*location)
 	if !ok {
-		return notFoundf("location: zone %q", truncate(*location))
+		return notFoundf("location: zone %q does not exist", truncate(*location))
 	}
 	*x, *y = z.Centre()
 	return nil
@@ -323,27 +331,15 @@ func applyProperties(d *device, props map[string]any) error {
 			}
 			continue
 		case PropLocation:
-			// Derived from the position: a client may send back the current
-			// value (or nothing), never another.
-			if s, ok := v.(string); v == nil || ok && (s == d.Location || d.Location == "" && s == LocationUnknown) {
-				continue
-			}
-			return invalidf("property %q is derived from the position: send positionX and positionY, or location", k)
+			continue // derived from the position; see below
 		}
 		spec, defined := d.kind.Property(k)
 		switch {
 		case defined && spec.Derived:
-			current := d.Properties[k]
-			if spec.Follows != "" {
-				current = d.reading(spec)
-			}
-			if valueEqual(current, v) || v == nil {
-				continue
-			}
-			if f, ok := toFloat(v); ok && valueEqual(current, f) {
-				continue
-			}
-			return invalidf("property %q is derived by the simulation and cannot be set", k)
+			// Derived properties (Location, sensor readings, max_illuminance)
+			// are read-only: what is sent for them is ignored, so a client
+			// can send back a device it read earlier, stale values included.
+			continue
 		case defined:
 			if v == nil {
 				return invalidf("property %q is defined by %s devices and cannot be removed", k, d.kind.Name)

@@ -6,10 +6,11 @@ import "unicode/utf8"
 // person, and the longest property or variable name.
 const MaxIDLength = 128
 
-// MaxCoordinate bounds every coordinate and position, so that areas and
-// distances never overflow. Zone coordinates lie in [0, MaxCoordinate];
-// positions lie in [-1, MaxCoordinate], where -1 means "not placed".
-const MaxCoordinate = 1_000_000
+// MaxCoordinate bounds every coordinate and position, which lie in
+// [-MaxCoordinate, MaxCoordinate], so that areas never overflow. Plans may
+// use negative coordinates; a device or person at -1,-1 is "not placed" by
+// convention (it is simply outside every zone that does not cover it).
+const MaxCoordinate = 1_000_000_000
 
 // ValidID reports whether s is a valid id: 1 to [MaxIDLength] letters, digits
 // and the characters '-', '_', '.' and ':'.
@@ -67,16 +68,11 @@ func checkName(what, s string) error { return checkText(what, s, false, MaxNameL
 // checkKey validates a property or variable name.
 func checkKey(what, s string) error { return checkText(what, s, false, MaxIDLength) }
 
-func checkZoneCoord(name string, v int) error {
-	if v < 0 || v > MaxCoordinate {
-		return invalidf("%s must be between 0 and %d, not %d", name, MaxCoordinate, v)
-	}
-	return nil
-}
+func checkZoneCoord(name string, v int) error { return checkPosition(name, v) }
 
 func checkPosition(name string, v int) error {
-	if v < -1 || v > MaxCoordinate {
-		return invalidf("%s must be between -1 and %d, not %d", name, MaxCoordinate, v)
+	if v < -MaxCoordinate || v > MaxCoordinate {
+		return invalidf("%s must be between %d and %d, not %d", name, -MaxCoordinate, MaxCoordinate, v)
 	}
 	return nil
 }

@@ -117,7 +117,7 @@ func (h *Home) Person(id string) (Person, error) {
 	defer h.mu.Unlock()
 	p, ok := h.persons.get(id)
 	if !ok {
-		return Person{}, notFoundf("person %q", truncate(id))
+		return Person{}, notFoundf("person %q does not exist", truncate(id))
 	}
 	return *p, nil
 }
@@ -141,7 +141,7 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 	defer h.mu.Unlock()
 	cur, ok := h.persons.get(id)
 	if !ok {
-		return Person{}, notFoundf("person %q", truncate(id))
+		return Person{}, notFoundf("person %q does not exist", truncate(id))
 	}
 	next := *cur
 	if u.Name != nil {
@@ -183,7 +183,7 @@ func (h *Home) DeletePerson(id string) error {
 	defer h.mu.Unlock()
 	p, ok := h.persons.get(id)
 	if !ok {
-		return notFoundf("person %q", truncate(id))
+		return notFoundf("person %q does not exist", truncate(id))
 	}
 	h.persons.remove(id)
 	h.publishLocked(Event{Type: EventPersonRemoved, PersonID: id})

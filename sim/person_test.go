@@ -101,7 +101,7 @@ func TestCreatePersonInvalid(t *testing.T) {
 		{"id with slash", sim.PersonSpec{ID: "p/1", Type: "Man"}, sim.ErrInvalid},
 		{"id with space", sim.PersonSpec{ID: "p 1", Type: "Man"}, sim.ErrInvalid},
 		{"id with unicode", sim.PersonSpec{ID: "zoé", Type: "Girl"}, sim.ErrInvalid},
-		{"positionX below -1", sim.PersonSpec{ID: "p", Type: "Man", PositionX: ptr(-2)}, sim.ErrInvalid},
+		{"positionX below the plan", sim.PersonSpec{ID: "p", Type: "Man", PositionX: ptr(-sim.MaxCoordinate - 1)}, sim.ErrInvalid},
 		{"positionY beyond MaxCoordinate", sim.PersonSpec{ID: "p", Type: "Man", PositionY: ptr(sim.MaxCoordinate + 1)}, sim.ErrInvalid},
 		{"duplicate id", sim.PersonSpec{ID: "taken", Type: "Woman"}, sim.ErrConflict},
 	}
@@ -207,7 +207,7 @@ func TestUpdatePersonInvalidChangesNothing(t *testing.T) {
 		{"empty type", sim.PersonUpdate{Type: ptr("")}, sim.ErrInvalid},
 		{"location of no zone", sim.PersonUpdate{Location: ptr("attic")}, sim.ErrNotFound},
 		{"location unknown", sim.PersonUpdate{Location: ptr("unknown")}, sim.ErrNotFound},
-		{"positionX below -1", sim.PersonUpdate{PositionX: ptr(-2)}, sim.ErrInvalid},
+		{"positionX below the plan", sim.PersonUpdate{PositionX: ptr(-sim.MaxCoordinate - 1)}, sim.ErrInvalid},
 		{"positionY beyond MaxCoordinate", sim.PersonUpdate{PositionY: ptr(sim.MaxCoordinate + 1)}, sim.ErrInvalid},
 		{"valid name and position + bad type", sim.PersonUpdate{Name: ptr("New"), PositionX: ptr(250), PositionY: ptr(50), Type: ptr("Robot")}, sim.ErrInvalid},
 		{"valid name and type + unknown zone", sim.PersonUpdate{Name: ptr("New"), Type: ptr("Boy"), Location: ptr("attic")}, sim.ErrNotFound},

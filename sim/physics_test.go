@@ -88,8 +88,11 @@ func TestThermalPhysics(t *testing.T) {
 			devices: []sim.DeviceSpec{placed("c", "Cooler", 50, 50, map[string]any{"cooler.powerLevel": 1.0})},
 			advance: time.Minute, want: 283.16},
 		{name: "a deactivated heater has no effect",
-			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0, "state": "deactivated"})},
-			setup:   func(t *testing.T, h *sim.Home) { mustDevice(t, h, placed("t", "Thermometer", 10, 10, nil)) },
+			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0})},
+			setup: func(t *testing.T, h *sim.Home) {
+				mustDevice(t, h, placed("t", "Thermometer", 10, 10, nil))
+				mustUpdateDevice(t, h, "h", sim.DeviceUpdate{State: ptr("deactivated")})
+			},
 			advance: time.Minute, want: 293.15},
 		{name: "a heater outside every zone has no effect",
 			devices: []sim.DeviceSpec{placed("h", "Heater", 500, 500, map[string]any{"heater.powerLevel": 1.0})},

@@ -61,9 +61,9 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //     height; create-person name, positionX and positionY; the "json" type of
 //     set-device-property. A name left out or empty defaults to the id.
 //   - Coordinates and lengths are numbers truncated toward zero, as the REST
-//     API does. Zone coordinates and lengths lie in [0, MaxCoordinate], with
-//     leftX + X-Length and topY + Y-Length at most MaxCoordinate; positions
-//     lie in [-1, MaxCoordinate], where -1 means not placed. Z coordinates
+//     API does. Coordinates and positions lie in [-MaxCoordinate,
+//     MaxCoordinate], lengths in [0, MaxCoordinate], with leftX + X-Length
+//     and topY + Y-Length at most MaxCoordinate. Z coordinates
 //     and lengths must be numbers but are ignored: the plan is flat.
 //   - Zone variables are numbers. add-zone-variable sets the variable to 0
 //     when the zone lacks it and does nothing when it has it;
@@ -510,7 +510,7 @@ func (p *argParser) position(xName, yName string) (x, y *int) {
 	if !p.has(xName) {
 		return nil, nil
 	}
-	vx, vy := p.integer(xName, -1), p.integer(yName, -1)
+	vx, vy := p.integer(xName, -MaxCoordinate), p.integer(yName, -MaxCoordinate)
 	return &vx, &vy
 }
 
@@ -636,7 +636,7 @@ var scriptCommands = map[string]*scriptCommand{
 		required: []string{"id", "leftX", "topY", "X-Length", "Y-Length"},
 		optional: [][]string{{"bottomZ", "Z-Length"}, {"name"}, {"isRoom"}},
 		prepare: func(p *argParser) func(*Home) error {
-			spec := ZoneSpec{ID: p.id("id"), Name: p.args["name"], LeftX: p.integer("leftX", 0), TopY: p.integer("topY", 0)}
+			spec := ZoneSpec{ID: p.id("id"), Name: p.args["name"], LeftX: p.integer("leftX", -MaxCoordinate), TopY: p.integer("topY", -MaxCoordinate)}
 			w, l := p.integer("X-Length", 0), p.integer("Y-Length", 0)
 			p.ignored("bottomZ")
 			p.ignored("Z-Length")
@@ -660,7 +660,7 @@ var scriptCommands = map[string]*scriptCommand{
 		required: []string{"zoneId", "leftX", "topY"},
 		optional: [][]string{{"bottomZ"}},
 		prepare: func(p *argParser) func(*Home) error {
-			id, x, y := p.id("zoneId"), p.integer("leftX", 0), p.integer("topY", 0)
+			id, x, y := p.id("zoneId"), p.integer("leftX", -MaxCoordinate), p.integer("topY", -MaxCoordinate)
 			p.ignored("bottomZ")
 			return func(h *Home) error {
 				z, err := h.Zone(id)
@@ -767,7 +767,7 @@ var scriptCommands = map[string]*scriptCommand{
 		required: []string{"deviceId", "leftX", "topY"},
 		optional: [][]string{{"bottomZ"}},
 		prepare: func(p *argParser) func(*Home) error {
-			id, x, y := p.id("deviceId"), p.integer("leftX", -1), p.integer("topY", -1)
+			id, x, y := p.id("deviceId"), p.integer("leftX", -MaxCoordinate), p.integer("topY", -MaxCoordinate)
 			p.ignored("bottomZ")
 			return func(h *Home) error {
 				_, err := h.UpdateDevice(id, DeviceUpdate{PositionX: &x, PositionY: &y})
@@ -800,6 +800,18 @@ var scriptCommands = map[string]*scriptCommand{
 				v = p.typedValue()
 			}
 			return func(h *Home) error {
+				// The REST API ignores derived properties sent back; a script
+				// that sets one means it, so it is told.
+				if name == PropLocation {
+					return invalidf("property %q is derived from the position: use move-device or move-device-zone", name)
+				}
+				if d, err := h.Device(id); err == nil {
+					if k, err := LookupKind(d.Type); err == nil {
+						if spec, ok := k.Property(name); ok && spec.Derived {
+							return invalidf("property %q is derived by the simulation and cannot be set", name)
+						}
+					}
+				}
 				val := v
 				if !typed {
 					var err error
@@ -839,7 +851,7 @@ var scriptCommands = map[string]*scriptCommand{
 		required: []string{"personId", "newX", "newY"},
 		optional: [][]string{{"newZ"}},
 		prepare: func(p *argParser) func(*Home) error {
-			id, x, y := p.id("personId"), p.integer("newX", -1), p.integer("newY", -1)
+			id, x, y := p.id("personId"), p.integer("newX", -MaxCoordinate), p.integer("newY", -MaxCoordinate)
 			p.ignored("newZ")
 			return func(h *Home) error {
 				_, err := h.UpdatePerson(id, PersonUpdate{PositionX: &x, PositionY: &y})

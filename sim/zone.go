@@ -142,7 +142,7 @@ func (h *Home) Zone(id string) (Zone, error) {
 	defer h.mu.Unlock()
 	z, ok := h.zones.get(id)
 	if !ok {
-		return Zone{}, notFoundf("zone %q", truncate(id))
+		return Zone{}, notFoundf("zone %q does not exist", truncate(id))
 	}
 	return z.clone(), nil
 }
@@ -166,7 +166,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	defer h.mu.Unlock()
 	cur, ok := h.zones.get(id)
 	if !ok {
-		return Zone{}, notFoundf("zone %q", truncate(id))
+		return Zone{}, notFoundf("zone %q does not exist", truncate(id))
 	}
 	next := cur.clone()
 	if u.Name != nil {
@@ -256,7 +256,7 @@ func (h *Home) DeleteZone(id string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.zones.get(id); !ok {
-		return notFoundf("zone %q", truncate(id))
+		return notFoundf("zone %q does not exist", truncate(id))
 	}
 	h.zones.remove(id)
 	delete(h.lit, id)

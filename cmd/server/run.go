@@ -81,6 +81,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       time.Minute, // a body announced but never sent ends; streams are responses, not bounded
+		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(handler.Close) // end the event streams, or Shutdown waits for them

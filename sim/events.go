@@ -56,6 +56,8 @@ type Event struct {
 	PersonID string
 	Person   *Person
 	Clock    *Clock
+	ScriptID string
+	Script   *ScriptInfo
 
 	// Property names the changed property (device events) or variable (zone
 	// events); Value is its new value, nil when removed, and OldValue the

@@ -47,6 +47,7 @@ type Home struct {
 	pin      int64           // simulated ms
 	lit      map[string]bool // zones whose Illuminance the lights maintain
 	sensors  []*device       // presence and motion sensors, which watch persons
+	scripts  ordered[playerScript]
 
 	wake chan struct{} // wakes the live driver; never closed
 }
@@ -79,6 +80,7 @@ func New(cfg Config) (*Home, error) {
 	h.zones.init()
 	h.devices.init()
 	h.persons.init()
+	h.scripts.init()
 	return h, nil
 }
 

@@ -109,6 +109,10 @@ func (h *Home) shiftTimersLocked(d int64) {
 		h.timers[i].at += d
 		h.timers[i].t.at += d
 	}
+	for _, p := range h.scripts.list {
+		p.origin += d
+		p.paused += d
+	}
 }
 
 // runDueLocked runs, in order, every timer due at or before until, at most

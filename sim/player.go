@@ -1,0 +1,324 @@
+package sim
+
+import (
+	"bytes"
+	"strings"
+	"time"
+)
+
+// Script states, as the script player reports them.
+const (
+	ScriptStarted = "started"
+	ScriptPaused  = "paused"
+	ScriptStopped = "stopped"
+)
+
+// ScriptInfo describes a script of the player, in the shape of the original
+// iCasa script player.
+type ScriptInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// State is "started", "paused" or "stopped".
+	State string `json:"state"`
+	// CompletePercent is the share of the script's actions done, 0 to 100.
+	CompletePercent float64 `json:"completePercent"`
+	// ActionNumber is how many actions the script has.
+	ActionNumber int `json:"actionNumber"`
+	// StartDate is the script's start date, dd/MM/yyyy-HH:mm:ss, or "" when
+	// the script keeps the clock's time.
+	StartDate string `json:"startDate"`
+	// Factor is the clock factor the script sets.
+	Factor int `json:"factor"`
+	// ExecutionTime is the script's total simulated duration, in ms.
+	ExecutionTime int64 `json:"executionTime"`
+	// Errors counts the actions that failed during the last run; LastError
+	// says why the last one did.
+	Errors    int    `json:"errors"`
+	LastError string `json:"lastError,omitempty"`
+}
+
+// playerScript is a script known to the player, and its run.
+type playerScript struct {
+	id     string
+	source []byte
+	script *Script
+	state  string
+	done   int // actions applied in this run
+	next   int // the next action to apply
+	errors int
+	last   string
+	gen    int      // bumped whenever the scheduled timers stop counting
+	origin int64    // simulated time the run started, moved by pauses
+	paused int64    // when it was paused
+	timers []*timer // the scheduled timers of actions next..
+}
+
+func (p *playerScript) info(loc *time.Location) ScriptInfo {
+	s := ScriptInfo{
+		ID: p.id, Name: strings.TrimSuffix(p.id, ".bhv"), State: p.state,
+		ActionNumber: len(p.script.Actions), Factor: p.script.Factor,
+		ExecutionTime: p.script.Duration().Milliseconds(),
+		Errors:        p.errors, LastError: p.last,
+	}
+	if n := len(p.script.Actions); n > 0 {
+		s.CompletePercent = 100 * float64(p.done) / float64(n)
+	}
+	if !p.script.StartDate.IsZero() {
+		s.StartDate = p.script.StartDate.In(loc).Format(DateLayout)
+	}
+	return s
+}
+
+// Script events.
+const (
+	EventScriptAdded   EventType = "script-added"
+	EventScriptUpdated EventType = "script-updated"
+	EventScriptStarted EventType = "script-started"
+	EventScriptPaused  EventType = "script-paused"
+	EventScriptResumed EventType = "script-resumed"
+	EventScriptStopped EventType = "script-stopped"
+)
+
+func (h *Home) publishScriptLocked(t EventType, p *playerScript) {
+	e := Event{Type: t, ScriptID: p.id}
+	if h.watchedLocked() {
+		s := p.info(h.loc)
+		e.Script = &s
+	}
+	h.publishLocked(e)
+}
+
+// AddScript parses source as a .bhv script and adds it to the player under
+// id (a valid id, such as "house.bhv"), replacing the script of that id
+// unless it is running. A script that does not parse is an error of kind
+// [ErrInvalid] naming the line; replacing a running or paused script is
+// [ErrConflict].
+func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
+	if err := checkID("script", id); err != nil {
+		return ScriptInfo{}, err
+	}
+	s, err := ParseScript(bytes.NewReader(source), h.loc)
+	if err != nil {
+		return ScriptInfo{}, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	old, exists := h.scripts.get(id)
+	if exists && old.state != ScriptStopped {
+		return ScriptInfo{}, conflictf("script %q is %s: stop it before replacing it", id, old.state)
+	}
+	if exists && bytes.Equal(old.source, source) {
+		return old.info(h.loc), nil
+	}
+	p := &playerScript{id: id, source: bytes.Clone(source), script: s, state: ScriptStopped}
+	if exists {
+		*old = *p
+		h.publishScriptLocked(EventScriptUpdated, old)
+		return old.info(h.loc), nil
+	}
+	h.scripts.add(id, p)
+	h.publishScriptLocked(EventScriptAdded, p)
+	return p.info(h.loc), nil
+}
+
+// Scripts returns the player's scripts, in the order they were added.
+func (h *Home) Scripts() []ScriptInfo {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]ScriptInfo, len(h.scripts.list))
+	for i, p := range h.scripts.list {
+		out[i] = p.info(h.loc)
+	}
+	return out
+}
+
+// Script returns one script of the player, or an error of kind
+// [ErrNotFound].
+func (h *Home) Script(id string) (ScriptInfo, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.scripts.get(id)
+	if !ok {
+		return ScriptInfo{}, notFoundf("script %q does not exist", truncate(id))
+	}
+	return p.info(h.loc), nil
+}
+
+// ScriptSource returns the text of one script of the player.
+func (h *Home) ScriptSource(id string) ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.scripts.get(id)
+	if !ok {
+		return nil, notFoundf("script %q does not exist", truncate(id))
+	}
+	return bytes.Clone(p.source), nil
+}
+
+// SetScriptState plays, pauses or stops a script, as the original player:
+//
+//   - "started" on a stopped script runs it from its start: the clock is set
+//     to the script's start date (if it has one) and factor, and resumed,
+//     and each action runs when simulated time reaches its offset from the
+//     start. On a paused script, it resumes it (and the clock).
+//   - "paused" pauses the script and the clock; its remaining actions wait.
+//   - "stopped" cancels the remaining actions.
+//
+// One script plays at a time: starting another while one is started or
+// paused is an error of kind [ErrConflict]. Setting the state a script
+// already has changes nothing. An unknown state is [ErrInvalid].
+func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
+	if state != ScriptStarted && state != ScriptPaused && state != ScriptStopped {
+		return ScriptInfo{}, invalidf("state must be %q, %q or %q, not %q", ScriptStarted, ScriptPaused, ScriptStopped, truncate(state))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.scripts.get(id)
+	if !ok {
+		return ScriptInfo{}, notFoundf("script %q does not exist", truncate(id))
+	}
+	if state == p.state {
+		return p.info(h.loc), nil
+	}
+	switch state {
+	case ScriptStarted:
+		if p.state == ScriptPaused {
+			h.resumeScriptLocked(p)
+			break
+		}
+		for _, o := range h.scripts.list {
+			if o != p && o.state != ScriptStopped {
+				return ScriptInfo{}, conflictf("script %q is %s: one script plays at a time", o.id, o.state)
+			}
+		}
+		h.startScriptLocked(p)
+	case ScriptPaused:
+		if p.state == ScriptStopped {
+			return ScriptInfo{}, conflictf("script %q is stopped: only a started script can pause", id)
+		}
+		h.pauseScriptLocked(p)
+	case ScriptStopped:
+		h.stopScriptLocked(p)
+	}
+	return p.info(h.loc), nil
+}
+
+func (h *Home) setClockLocked(u ClockUpdate) {
+	now := h.wall.Now()
+	before := h.clock.nowMillis(now)
+	h.clock.apply(now, u)
+	if u.StartDate != nil {
+		h.shiftTimersLocked(h.clock.nowMillis(now) - before)
+	}
+	c := h.clock.snapshot(now, h.loc)
+	h.publishLocked(Event{Type: EventClockModified, Clock: &c})
+	h.wakeDriver()
+}
+
+func (h *Home) startScriptLocked(p *playerScript) {
+	s := p.script
+	u := ClockUpdate{Factor: &s.Factor, Pause: new(bool)}
+	if !s.StartDate.IsZero() {
+		ms := s.StartDate.UnixMilli()
+		u.StartDate = &ms
+	}
+	h.setClockLocked(u)
+	p.state, p.done, p.next, p.errors, p.last = ScriptStarted, 0, 0, 0, ""
+	p.origin = h.nowLocked()
+	h.publishScriptLocked(EventScriptStarted, p)
+	if len(s.Actions) == 0 {
+		p.state = ScriptStopped
+		h.publishScriptLocked(EventScriptStopped, p)
+		return
+	}
+	h.scheduleActionsLocked(p)
+}
+
+// scheduleActionsLocked schedules the actions not yet applied, each at the
+// run's origin plus its offset.
+func (h *Home) scheduleActionsLocked(p *playerScript) {
+	p.gen++
+	gen := p.gen
+	p.timers = p.timers[:0]
+	for i := p.next; i < len(p.script.Actions); i++ {
+		t := &timer{run: func() { h.runAction(p, gen, i) }}
+		p.timers = append(p.timers, t)
+		h.scheduleLocked(t, p.origin+p.script.Actions[i].Offset.Milliseconds())
+	}
+}
+
+// cancelActionsLocked cancels the scheduled actions; a timer already fired
+// finds its generation stale and does nothing.
+func (h *Home) cancelActionsLocked(p *playerScript) {
+	p.gen++
+	for _, t := range p.timers {
+		h.cancelLocked(t)
+	}
+	p.timers = p.timers[:0]
+}
+
+// runAction applies action i of a run of generation gen. It claims the
+// action under the lock first, so that a pause or stop racing with it
+// neither loses it nor runs it twice, then applies it without the lock.
+func (h *Home) runAction(p *playerScript, gen, i int) {
+	h.mu.Lock()
+	if gen != p.gen || i != p.next {
+		h.mu.Unlock()
+		return
+	}
+	p.next++
+	h.mu.Unlock()
+
+	err := p.script.Actions[i].Apply(h)
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p.done++
+	if err != nil {
+		p.errors++
+		p.last = err.Error()
+	}
+	if p.done == len(p.script.Actions) && p.state != ScriptStopped {
+		h.cancelActionsLocked(p)
+		p.state = ScriptStopped
+		h.publishScriptLocked(EventScriptStopped, p)
+	}
+}
+
+func (h *Home) pauseScriptLocked(p *playerScript) {
+	h.cancelActionsLocked(p)
+	p.paused = h.nowLocked()
+	p.state = ScriptPaused
+	h.setClockLocked(ClockUpdate{Pause: ptrTo(true)})
+	h.publishScriptLocked(EventScriptPaused, p)
+}
+
+func (h *Home) resumeScriptLocked(p *playerScript) {
+	h.setClockLocked(ClockUpdate{Pause: new(bool)})
+	p.origin += h.nowLocked() - p.paused
+	p.state = ScriptStarted
+	h.scheduleActionsLocked(p)
+	h.publishScriptLocked(EventScriptResumed, p)
+}
+
+func (h *Home) stopScriptLocked(p *playerScript) {
+	h.cancelActionsLocked(p)
+	p.state = ScriptStopped
+	h.publishScriptLocked(EventScriptStopped, p)
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// SaveScript saves the current home as a script of the player under id: a
+// script that, played on any home, restores this one (see [WriteScript]).
+// It replaces a stopped script of the same id.
+func (h *Home) SaveScript(id string) (ScriptInfo, error) {
+	if err := checkID("script", id); err != nil {
+		return ScriptInfo{}, err
+	}
+	var b bytes.Buffer
+	if err := WriteScript(&b, h, h.loc); err != nil {
+		return ScriptInfo{}, err
+	}
+	return h.AddScript(id, b.Bytes())
+}

@@ -1,0 +1,270 @@
+package sim_test
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+const twoStepScript = `<behavior startdate="01/02/2024-08:00:00" factor="30">
+	<create-zone id="hall" leftX="0" topY="0" X-Length="100" Y-Length="100"/>
+	<delay value="10" unit="m"/>
+	<create-person id="al" type="Man"/>
+	<move-person-zone personId="al" zoneId="hall"/>
+	<delay value="1" unit="h"/>
+	<create-device id="lamp" type="BinaryLight"/>
+</behavior>`
+
+func mustAddScript(tb testing.TB, h *sim.Home, id, src string) sim.ScriptInfo {
+	tb.Helper()
+	s, err := h.AddScript(id, []byte(src))
+	if err != nil {
+		tb.Fatalf("AddScript(%s) = %v", id, err)
+	}
+	return s
+}
+
+func mustSetScript(tb testing.TB, h *sim.Home, id, state string) sim.ScriptInfo {
+	tb.Helper()
+	s, err := h.SetScriptState(id, state)
+	if err != nil {
+		tb.Fatalf("SetScriptState(%s, %s) = %v", id, state, err)
+	}
+	return s
+}
+
+func TestPlayScript(t *testing.T) {
+	h, _ := newHome(t)
+	info := mustAddScript(t, h, "two.bhv", twoStepScript)
+	want := sim.ScriptInfo{ID: "two.bhv", Name: "two", State: "stopped", ActionNumber: 4,
+		StartDate: "01/02/2024-08:00:00", Factor: 30, ExecutionTime: (70 * time.Minute).Milliseconds()}
+	if diff := cmp.Diff(want, info); diff != "" {
+		t.Errorf("AddScript (-want +got):\n%s", diff)
+	}
+	mustSetScript(t, h, "two.bhv", "started")
+	if c := h.Clock(); c.StartDateStr != "01/02/2024-08:00:00" || c.Factor != 30 || c.Pause {
+		t.Errorf("clock after start = %+v, want the script's start date and factor, running", c)
+	}
+	steps := []struct {
+		advance time.Duration
+		percent float64
+		state   string
+		zones   int
+		persons int
+		devices int
+	}{
+		{0, 25, "started", 1, 0, 0}, // the first action runs when its time comes: at once
+		{9 * time.Minute, 25, "started", 1, 0, 0},
+		{time.Minute, 75, "started", 1, 1, 0},
+		{time.Hour, 100, "stopped", 1, 1, 1},
+	}
+	for _, s := range steps {
+		mustAdvance(t, h, s.advance)
+		got, _ := h.Script("two.bhv")
+		if got.CompletePercent != s.percent || got.State != s.state ||
+			len(h.Zones()) != s.zones || len(h.Persons()) != s.persons || len(h.Devices()) != s.devices {
+			t.Errorf("after %v: %v%% %s, %d zones %d persons %d devices; want %v%% %s, %d %d %d", s.advance,
+				got.CompletePercent, got.State, len(h.Zones()), len(h.Persons()), len(h.Devices()), s.percent, s.state, s.zones, s.persons, s.devices)
+		}
+	}
+	if p, _ := h.Person("al"); p.Location != "hall" {
+		t.Errorf("al is in %q, want hall", p.Location)
+	}
+}
+
+func TestPauseResumeStopScript(t *testing.T) {
+	h, _ := newHome(t)
+	mustAddScript(t, h, "two.bhv", twoStepScript)
+	mustSetScript(t, h, "two.bhv", "started")
+	mustAdvance(t, h, 5*time.Minute)
+	if s := mustSetScript(t, h, "two.bhv", "paused"); s.State != "paused" || !h.Clock().Pause {
+		t.Fatalf("paused: %+v, clock paused %v", s, h.Clock().Pause)
+	}
+	mustAdvance(t, h, 3*time.Hour) // time moves, the script waits
+	if len(h.Persons()) != 0 {
+		t.Fatal("a paused script went on")
+	}
+	mustSetScript(t, h, "two.bhv", "started") // resume: 5 minutes left before al comes
+	mustAdvance(t, h, 4*time.Minute)
+	if len(h.Persons()) != 0 {
+		t.Fatal("the resumed script ran an action early")
+	}
+	mustAdvance(t, h, time.Minute)
+	if len(h.Persons()) != 1 {
+		t.Fatal("the resumed script did not go on")
+	}
+	if s := mustSetScript(t, h, "two.bhv", "stopped"); s.State != "stopped" || s.CompletePercent != 75 {
+		t.Errorf("stopped: %+v, want 75%%", s)
+	}
+	mustAdvance(t, h, 2*time.Hour)
+	if len(h.Devices()) != 0 {
+		t.Error("a stopped script went on")
+	}
+	// Started again, it plays from the beginning: reset-context-free, so
+	// the zone and the person already exist: those two actions fail and are
+	// counted, the rest runs.
+	mustSetScript(t, h, "two.bhv", "started")
+	mustAdvance(t, h, 2*time.Hour)
+	if s, _ := h.Script("two.bhv"); s.State != "stopped" || s.CompletePercent != 100 || s.Errors != 2 || !strings.Contains(s.LastError, "already exists") {
+		t.Errorf("second run: %+v", s)
+	}
+}
+
+func TestScriptPlayerErrors(t *testing.T) {
+	h, _ := newHome(t)
+	mustAddScript(t, h, "a.bhv", twoStepScript)
+	mustAddScript(t, h, "b.bhv", `<behavior><delay value="1"/><reset-context/></behavior>`)
+	tests := []struct {
+		name string
+		do   func() error
+		want error
+	}{
+		{"bad script", func() error { _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly/>\n</behavior>")); return err }, sim.ErrInvalid},
+		{"bad id", func() error { _, err := h.AddScript("a/b", []byte("<behavior/>")); return err }, sim.ErrInvalid},
+		{"unknown script", func() error { _, err := h.SetScriptState("nope.bhv", "started"); return err }, sim.ErrNotFound},
+		{"unknown state", func() error { _, err := h.SetScriptState("a.bhv", "running"); return err }, sim.ErrInvalid},
+		{"pause a stopped script", func() error { _, err := h.SetScriptState("a.bhv", "paused"); return err }, sim.ErrConflict},
+		{"two at a time", func() error {
+			mustSetScript(t, h, "a.bhv", "started")
+			_, err := h.SetScriptState("b.bhv", "started")
+			return err
+		}, sim.ErrConflict},
+		{"replace a running script", func() error { _, err := h.AddScript("a.bhv", []byte("<behavior/>")); return err }, sim.ErrConflict},
+	}
+	for _, tt := range tests {
+		if err := tt.do(); !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly/>\n</behavior>")); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("a bad script's error %v does not name its line", err)
+	}
+}
+
+// TestSaveScriptRestoresTheHome: a home saved as a script and played on
+// another home gives the same zones, devices and persons.
+func TestSaveScriptRestoresTheHome(t *testing.T) {
+	h, _ := newHome(t)
+	mustZone(t, h, sim.ZoneSpec{ID: "room", Name: "Room", RightX: 100, BottomY: 80, Variables: map[string]float64{"Volume": 12, "Humidity": 40}})
+	mustZone(t, h, sim.ZoneSpec{ID: "porch", IsRoom: ptr(false), LeftX: 200, RightX: 260, BottomY: 50})
+	mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.4, "brand": "acme", "tags": []any{"a", 1.0}}))
+	mustDevice(t, h, placed("t", "Thermometer", 10, 10, nil))
+	mustDevice(t, h, placed("l", "DimmerLight", 220, 20, map[string]any{"power_level": 0.7}))
+	mustDevice(t, h, sim.DeviceSpec{ID: "spare", Type: "Sprinkler"})
+	mustUpdateDevice(t, h, "l", sim.DeviceUpdate{State: ptr("deactivated"), Width: ptr(30)})
+	mustPerson(t, h, sim.PersonSpec{ID: "al", Name: "Al", Type: "Man", PositionX: ptr(30), PositionY: ptr(30)})
+	mustAdvance(t, h, 20*time.Second) // warm the room
+	if _, err := h.SaveScript("saved.bhv"); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := h.ScriptSource("saved.bhv")
+
+	other, _ := newHome(t)
+	mustAddScript(t, other, "saved.bhv", string(src))
+	mustSetScript(t, other, "saved.bhv", "started")
+	mustAdvance(t, other, time.Millisecond)
+	if s, _ := other.Script("saved.bhv"); s.State != "stopped" || s.Errors != 0 {
+		t.Fatalf("played the saved script: %+v", s)
+	}
+	if diff := cmp.Diff(h.Zones(), other.Zones()); diff != "" {
+		t.Errorf("zones (-saved +restored):\n%s", diff)
+	}
+	if diff := cmp.Diff(h.Devices(), other.Devices()); diff != "" {
+		t.Errorf("devices (-saved +restored):\n%s", diff)
+	}
+	if diff := cmp.Diff(h.Persons(), other.Persons()); diff != "" {
+		t.Errorf("persons (-saved +restored):\n%s", diff)
+	}
+}
+
+// eventLog plays the example house script with Advance and returns the
+// whole event log, one JSON event a line.
+func eventLog(t *testing.T) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("..", "examples", "scripts", "house.bhv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := newHome(t)
+	sub := h.Subscribe(1 << 20)
+	defer sub.Close()
+	mustAddScript(t, h, "house.bhv", string(src))
+	s := mustSetScript(t, h, "house.bhv", "started")
+	mustAdvance(t, h, time.Duration(s.ExecutionTime)*time.Millisecond+time.Minute)
+	if s, _ := h.Script("house.bhv"); s.State != "stopped" || s.Errors != 0 {
+		t.Fatalf("house.bhv ended %+v", s)
+	}
+	var b strings.Builder
+	for _, e := range drain(t, sub) {
+		line, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if sub.Err() != nil {
+		t.Fatal(sub.Err())
+	}
+	return []byte(b.String())
+}
+
+// TestScriptDeterminism plays the example house twice: the event logs must
+// be byte-identical, and match the golden summary in testdata (its event
+// count, digest, and the events that are not physics updates, readable).
+// Run with -update to rewrite it after an intended change.
+func TestScriptDeterminism(t *testing.T) {
+	first, second := eventLog(t), eventLog(t)
+	if string(first) != string(second) {
+		t.Fatal("two plays of the same script gave different event logs")
+	}
+	var summary strings.Builder
+	lines := strings.Split(strings.TrimSuffix(string(first), "\n"), "\n")
+	fmt.Fprintf(&summary, "events: %d\nsha256: %x\n\n", len(lines), sha256.Sum256(first))
+	for _, l := range lines {
+		var e struct {
+			Seq      uint64
+			Type     string
+			Time     int64
+			ZoneID   string
+			DeviceID string
+			PersonID string
+			ScriptID string
+			Property string
+			Value    any
+		}
+		json.Unmarshal([]byte(l), &e)
+		if e.Type == "zone-variable-updated" && e.Property == "Temperature" ||
+			e.Type == "device-property-updated" && e.Property == "current_temperature" {
+			continue // physics ticks: counted in the digest
+		}
+		fmt.Fprintf(&summary, "%d %s %s %s%s%s%s %s %v\n", e.Seq, time.UnixMilli(e.Time).UTC().Format("15:04:05.000"), e.Type,
+			e.ZoneID, e.DeviceID, e.PersonID, e.ScriptID, e.Property, e.Value)
+	}
+	golden := filepath.Join("testdata", "house.events.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(summary.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestScriptDeterminism -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), summary.String()); diff != "" {
+		t.Errorf("event log differs from %s (-want +got):\n%s", golden, diff)
+	}
+}

@@ -16,6 +16,8 @@ var fuzzRoutes = []struct{ method, path string }{
 	{"POST", "/platform/persons/person"},
 	{"PUT", "/platform/persons/person/bob"},
 	{"PUT", "/platform/clocks/clock/default"},
+	{"POST", "/platform/scriptPlayer/script"},
+	{"PUT", "/platform/scriptPlayer/script/morning.bhv"},
 }
 
 // FuzzRequestBodies sends arbitrary bodies to every create and update route
@@ -34,6 +36,8 @@ func FuzzRequestBodies(f *testing.F) {
 		`{"personId":"al","type":"old MAN","positionX":542,"positionY":294}`,
 		`{"pause":true,"startDate":1366279200000,"factor":60}`,
 		`{"factor":0}`, `{"factor":1.5}`, `{"startDate":-1e300}`,
+		upload("s", "<behavior><create-zone id=\"z\" leftX=\"0\" topY=\"0\" X-Length=\"5\" Y-Length=\"5\"/></behavior>"),
+		upload("s", "<behavior>\n<fly/>\n</behavior>"), `{"id":"snap"}`, `{"state":"started"}`, `{"state":"paused"}`, `{"state":"bogus"}`,
 		`{"id":"other"}`, `[]`, `null`, `""`, `{`, `{}{}`, "{\"name\":\"\xff\"}",
 		`{"properties":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}`,
 	}
@@ -46,6 +50,7 @@ func FuzzRequestBodies(f *testing.F) {
 		fx.house(t)
 		fx.mustDo(t, "POST", "/platform/devices/device", `{"deviceId":"h1","type":"iCasa.Heater","positionX":500,"positionY":400}`)
 		fx.mustDo(t, "POST", "/platform/persons/person", `{"personId":"bob","type":"Man","positionX":10,"positionY":10}`)
+		fx.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("morning", morning))
 		before := fx.state(t)
 		rec := fx.do(t, r.method, r.path, body)
 		switch {

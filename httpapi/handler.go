@@ -37,15 +37,20 @@ type Config struct {
 	// KeepAlive is how often an idle event stream gets a comment line.
 	// Zero means [DefaultKeepAlive].
 	KeepAlive time.Duration
+	// ScriptsDir is the directory of the script player's .bhv scripts:
+	// read when the scripts are listed, written when one is uploaded or
+	// saved. Empty means scripts live in memory only.
+	ScriptsDir string
 }
 
 // server holds the dependencies of the handlers.
 type server struct {
-	home      *sim.Home
-	engine    *mediation.Engine
-	maxBody   int64
-	keepAlive time.Duration
-	events    *eventHub
+	home       *sim.Home
+	engine     *mediation.Engine
+	maxBody    int64
+	keepAlive  time.Duration
+	events     *eventHub
+	scriptsDir string
 }
 
 // Handler serves both services. It is safe for concurrent use. Call Close
@@ -80,7 +85,8 @@ func NewHandler(cfg Config) *Handler {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
 	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
-		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}}
+		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scriptsDir: cfg.ScriptsDir}
+	s.syncScripts()
 	// No path cleaning: mux would answer "//" or "/./" with a redirect,
 	// even to a POST; such paths get a JSON 404 instead.
 	r := mux.NewRouter().SkipClean(true)

@@ -53,6 +53,15 @@ func (s *server) routes(r *mux.Router, p, m string) {
 	})
 
 	r.Handle(p+"/simulation", methods{"DELETE": s.handleSimulationReset()})
+	r.Handle(p+"/scriptPlayer/scripts", methods{"GET": s.handleScriptList()})
+	r.Handle(p+"/scriptPlayer/script", methods{"POST": s.handleScriptCreate()})
+	r.Handle(p+"/scriptPlayer/script/{id}", methods{
+		"GET":  s.handleScriptGet(),
+		"PUT":  s.handleScriptState(),
+		"POST": s.handleScriptState(),
+	})
+	r.Handle(p+"/scriptPlayer/script/{id}/source", methods{"GET": s.handleScriptSource()})
+
 	events := methods{"GET": s.handleEvents()}
 	r.Handle(p+"/events", events)
 	r.Handle("/events", events)

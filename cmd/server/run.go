@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/pervasim/pervasim/httpapi"
@@ -23,6 +24,7 @@ type options struct {
 	mediationRoot string
 	tz            string
 	allowOrigin   string
+	scriptsDir    string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -34,6 +36,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mediationRoot, "mediation-root", "mediation", "first path segment of the mediation service")
 	fs.StringVar(&o.tz, "tz", "", "IANA time zone of the clock's date strings (default: the machine's local zone)")
 	fs.StringVar(&o.allowOrigin, "allow-origin", "*", "Access-Control-Allow-Origin of every response")
+	fs.StringVar(&o.scriptsDir, "scripts", "", "directory of the script player's .bhv scripts (default: none, scripts live in memory)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -64,6 +67,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.scriptsDir != "" {
+		if err := os.MkdirAll(o.scriptsDir, 0o755); err != nil {
+			return fmt.Errorf("-scripts: %w", err)
+		}
+	}
 	engine := mediation.NewEngine(mediation.Config{Output: stdout})
 	defer engine.Close()
 	handler := httpapi.NewHandler(httpapi.Config{
@@ -72,6 +80,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		PlatformRoot:  o.platformRoot,
 		MediationRoot: o.mediationRoot,
 		AllowOrigin:   o.allowOrigin,
+		ScriptsDir:    o.scriptsDir,
 	})
 
 	ln, err := net.Listen("tcp", o.addr)

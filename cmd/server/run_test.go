@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -205,4 +207,38 @@ func TestSpecMediationExamples(t *testing.T) {
 	formCall(t, base, "PUT", "/cilia/runtime/HelloWorld/start", "", 200, `"started"`)
 	formCall(t, base, "DELETE", c, "", 200, "")
 	formCall(t, base, "GET", c, "", 404, `"not_found"`)
+}
+
+// TestServerScriptsAndEvents starts the binary with a scripts directory and
+// checks the script player lists it, and that the event stream carries a
+// change made over REST.
+func TestServerScriptsAndEvents(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "examples", "scripts", "house.bhv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "house.bhv"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := startServer(t, "-scripts", dir)
+	formCall(t, base, "GET", "/platform/scriptPlayer/scripts", "", 200, `"id":"house.bhv"`)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", base+"/platform/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	sc := bufio.NewScanner(res.Body)
+	sc.Scan() // retry:
+	call{method: "POST", path: "/platform/zones/zone", body: `{"id":"hall","leftX":0,"topY":0,"rightX":10,"bottomY":10}`, status: 200}.do(t, base)
+	for sc.Scan() {
+		if sc.Text() == "event: zone-added" {
+			return
+		}
+	}
+	t.Fatalf("the stream ended without zone-added: %v", sc.Err())
 }

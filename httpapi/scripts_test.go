@@ -1,0 +1,105 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/sim"
+)
+
+const morning = `<behavior startdate="01/02/2024-08:00:00" factor="30">
+	<create-zone id="hall" leftX="0" topY="0" X-Length="100" Y-Length="100"/>
+	<delay value="10" unit="m"/>
+	<create-person id="al" type="Man"/>
+	<move-person-zone personId="al" zoneId="hall"/>
+	<delay value="1" unit="h"/>
+	<create-device id="lamp" type="BinaryLight"/>
+</behavior>`
+
+func upload(id, content string) string {
+	b, _ := json.Marshal(map[string]string{"id": id, "content": content})
+	return string(b)
+}
+
+func TestScriptPlayerREST(t *testing.T) {
+	f := newFixture(t)
+	rows := []struct {
+		name       string
+		method     string
+		path, body string
+		advance    time.Duration
+		status     int
+		has        string
+	}{
+		{"upload adds the .bhv extension", "POST", "/platform/scriptPlayer/script", upload("morning", morning), 0, 200,
+			`"id":"morning.bhv","name":"morning","state":"stopped","completePercent":0,"actionNumber":4,"startDate":"01/02/2024-08:00:00","factor":30,"executionTime":4200000`},
+		{"list", "GET", "/platform/scriptPlayer/scripts", "", 0, 200, `[{"id":"morning.bhv"`},
+		{"get", "GET", "/platform/scriptPlayer/script/morning.bhv", "", 0, 200, `"state":"stopped"`},
+		{"source", "GET", "/platform/scriptPlayer/script/morning.bhv/source", "", 0, 200, `<create-zone id="hall"`},
+		{"start", "PUT", "/platform/scriptPlayer/script/morning.bhv", `{"state":"started"}`, 0, 200, `"state":"started","completePercent":0`},
+		{"progress", "GET", "/platform/scriptPlayer/script/morning.bhv", "", 10 * time.Minute, 200, `"completePercent":75`},
+		{"the clock follows the script", "GET", "/platform/clocks/clock/default", "", 0, 200, `"currentDateStr":"01/02/2024-08:10:00"`},
+		{"pause", "PUT", "/platform/scriptPlayer/script/morning.bhv", `{"state":"paused"}`, 0, 200, `"state":"paused"`},
+		{"the clock is paused too", "GET", "/platform/clocks/clock/default", "", 0, 200, `"pause":true`},
+		{"resume by POST", "POST", "/platform/scriptPlayer/script/morning.bhv", `{"state":"started"}`, 0, 200, `"state":"started"`},
+		{"another may not start", "POST", "/platform/scriptPlayer/script", upload("other.bhv", "<behavior/>"), 0, 200, `"id":"other.bhv"`},
+		{"one at a time", "PUT", "/platform/scriptPlayer/script/other.bhv", `{"state":"started"}`, 0, 409, `"conflict"`},
+		{"replacing a running script", "POST", "/platform/scriptPlayer/script", upload("morning.bhv", "<behavior/>"), 0, 409, `"conflict"`},
+		{"done", "GET", "/platform/scriptPlayer/script/morning.bhv", "", time.Hour, 200, `"state":"stopped","completePercent":100`},
+		{"bad state", "PUT", "/platform/scriptPlayer/script/morning.bhv", `{"state":"running"}`, 0, 400, `"invalid"`},
+		{"missing state", "PUT", "/platform/scriptPlayer/script/morning.bhv", `{}`, 0, 400, `"invalid"`},
+		{"unknown script", "PUT", "/platform/scriptPlayer/script/nope.bhv", `{"state":"started"}`, 0, 404, `"not_found"`},
+		{"unknown script get", "GET", "/platform/scriptPlayer/script/nope.bhv", "", 0, 404, `"not_found"`},
+		{"a bad script names its line", "POST", "/platform/scriptPlayer/script", upload("bad", "<behavior>\n\n<fly/>\n</behavior>"), 0, 400, `line 3`},
+		{"missing id", "POST", "/platform/scriptPlayer/script", `{"content":"<behavior/>"}`, 0, 400, `"invalid"`},
+		{"save the current home", "POST", "/platform/scriptPlayer/script", `{"id":"snapshot"}`, 0, 200, `"id":"snapshot.bhv"`},
+		{"the saved script restores the home", "GET", "/platform/scriptPlayer/script/snapshot.bhv/source", "", 0, 200, `create-device id="lamp"`},
+	}
+	for _, row := range rows {
+		if row.advance > 0 {
+			if err := f.home.Advance(row.advance); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rec := f.do(t, row.method, row.path, row.body)
+		if rec.Code != row.status || !strings.Contains(rec.Body.String(), row.has) {
+			t.Errorf("%s: %s %s = %d %s, want %d containing %s", row.name, row.method, row.path, rec.Code, rec.Body, row.status, row.has)
+		}
+	}
+}
+
+func TestScriptsDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "morning.bhv"), []byte(morning), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "broken.bhv"), []byte("<behavior><fly/></behavior>"), 0o644)
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	h := httpapi.NewHandler(httpapi.Config{Home: home, ScriptsDir: dir})
+	defer h.Close()
+	f := &fixture{home: home, handler: h}
+
+	if got := f.mustDo(t, "GET", "/platform/scriptPlayer/scripts", "").Body.String(); !strings.Contains(got, `"id":"morning.bhv"`) || strings.Contains(got, "broken") {
+		t.Errorf("scripts = %s, want morning.bhv and not the broken one", got)
+	}
+	// A file dropped in later appears at the next listing.
+	os.WriteFile(filepath.Join(dir, "later.bhv"), []byte("<behavior/>"), 0o644)
+	if got := f.mustDo(t, "GET", "/platform/scriptPlayer/scripts", "").Body.String(); !strings.Contains(got, `"id":"later.bhv"`) {
+		t.Errorf("scripts = %s, want later.bhv too", got)
+	}
+	// Uploads and saves are written to the directory.
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("up.bhv", "<behavior><reset-context/></behavior>"))
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"saved"}`)
+	for _, name := range []string{"up.bhv", "saved.bhv"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s not written: %v", name, err)
+		}
+	}
+}

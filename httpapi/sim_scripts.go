@@ -1,0 +1,165 @@
+package httpapi
+
+import (
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// scriptID returns id with the ".bhv" extension, which script files have.
+func scriptID(id string) string {
+	if strings.HasSuffix(id, ".bhv") {
+		return id
+	}
+	return id + ".bhv"
+}
+
+// syncScripts adds the scripts of the scripts directory that are new or
+// changed. A file that does not parse is logged and left out.
+func (s *server) syncScripts() {
+	if s.scriptsDir == "" {
+		return
+	}
+	files, err := filepath.Glob(filepath.Join(s.scriptsDir, "*.bhv"))
+	if err != nil {
+		return
+	}
+	for _, f := range files {
+		id := filepath.Base(f)
+		if !sim.ValidID(id) {
+			continue
+		}
+		info, err := os.Stat(f)
+		if err != nil || info.Size() > sim.MaxScriptSize {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		if _, err := s.home.AddScript(id, src); err != nil {
+			slog.Warn("script left out", "file", f, "err", err)
+		}
+	}
+}
+
+// saveScriptFile writes a script to the scripts directory, if there is one.
+func (s *server) saveScriptFile(id string, src []byte) error {
+	if s.scriptsDir == "" {
+		return nil
+	}
+	tmp, err := os.CreateTemp(s.scriptsDir, ".upload-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(src); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(s.scriptsDir, id))
+}
+
+func (s *server) handleScriptList() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.syncScripts()
+		encode(w, http.StatusOK, s.home.Scripts())
+	})
+}
+
+func (s *server) handleScriptGet() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info, err := s.home.Script(pathID(r))
+		respond(w, r, info, err)
+	})
+}
+
+// handleScriptSource answers a script's text.
+func (s *server) handleScriptSource() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		src, err := s.home.ScriptSource(pathID(r))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+		w.Write(src)
+	})
+}
+
+// handleScriptState plays, pauses or stops a script: {"state": ...}.
+func (s *server) handleScriptState() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := pathID(r)
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if err := o.checkPathID(id, "id"); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		state, err := o.str("state")
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if state == nil {
+			writeError(w, r, invalidf("field \"state\" is required: \"started\", \"paused\" or \"stopped\""))
+			return
+		}
+		info, err := s.home.SetScriptState(id, *state)
+		respond(w, r, info, err)
+	})
+}
+
+// handleScriptCreate uploads a script ({"id", "content"}), or with only
+// {"id"} saves the current home as one.
+func (s *server) handleScriptCreate() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		id, err := o.id("id", "name")
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if id == "" {
+			writeError(w, r, invalidf("field \"id\" is required, such as \"morning.bhv\""))
+			return
+		}
+		id = scriptID(id)
+		content, err := o.str("content")
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		var info sim.ScriptInfo
+		if content != nil {
+			info, err = s.home.AddScript(id, []byte(*content))
+		} else {
+			info, err = s.home.SaveScript(id)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if src, err := s.home.ScriptSource(id); err == nil {
+			if err := s.saveScriptFile(id, src); err != nil {
+				slog.Warn("script not written to the scripts directory", "id", id, "err", err)
+			}
+		}
+		encode(w, http.StatusOK, info)
+	})
+}

@@ -131,6 +131,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		return Device{}, err
 	}
 
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.devices.get(d.ID); ok {
@@ -184,6 +185,7 @@ func (h *Home) Devices() []Device {
 // bad value is an error of kind [ErrInvalid], a location naming no zone
 // [ErrNotFound], and either leaves the device as it was.
 func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur, ok := h.devices.get(id)
@@ -253,6 +255,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 // DeleteDevice removes a device. An unknown id is an error of kind
 // [ErrNotFound].
 func (h *Home) DeleteDevice(id string) error {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	d, ok := h.devices.get(id)

@@ -128,16 +128,72 @@ func (h *Home) dropLocked(s *Subscription, err error) {
 
 // watchedLocked reports whether anyone receives events, so that callers can
 // skip building snapshots nobody reads.
-func (h *Home) watchedLocked() bool { return len(h.subs) > 0 }
+func (h *Home) watchedLocked() bool { return len(h.subs) > 0 || len(h.observers) > 0 }
+
+type observer struct{ fn func(Event) }
+
+// Observe calls fn with every event of the home, in order, synchronously:
+// on the goroutine that made the change, once the home's lock is released
+// (during Advance, after each timer, with the home's time still reading the
+// timer's time). fn may call any Home method. The events caused by what fn
+// does are delivered after fn returns, never to a nested call, so observers
+// that act on the home cannot recurse into themselves. This is how code that
+// reacts to the simulation (a device adapter, an application under test)
+// stays deterministic under Advance. Call the returned stop to end the
+// observation; it is safe to call more than once.
+func (h *Home) Observe(fn func(Event)) (stop func()) {
+	o := &observer{fn: fn}
+	h.mu.Lock()
+	h.observers = append(h.observers, o)
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.observers = slices.DeleteFunc(h.observers, func(x *observer) bool { return x == o })
+		if len(h.observers) == 0 {
+			h.outbox = nil
+		}
+	}
+}
+
+// deliver hands the pending events to the observers, unless a delivery is
+// already running (which will deliver them). Call it without the lock.
+func (h *Home) deliver() {
+	h.mu.Lock()
+	if h.delivering || len(h.outbox) == 0 {
+		h.mu.Unlock()
+		return
+	}
+	h.delivering = true
+	defer func() {
+		h.delivering = false
+		h.mu.Unlock()
+	}()
+	for len(h.outbox) > 0 {
+		e := h.outbox[0]
+		h.outbox[0] = Event{}
+		h.outbox = h.outbox[1:]
+		obs := slices.Clone(h.observers)
+		h.mu.Unlock()
+		for _, o := range obs {
+			o.fn(e)
+		}
+		h.mu.Lock()
+	}
+	h.outbox = nil
+}
 
 // publishLocked numbers e and hands it to every subscriber without blocking.
 func (h *Home) publishLocked(e Event) {
 	h.seq++
-	if len(h.subs) == 0 {
+	if len(h.subs) == 0 && len(h.observers) == 0 {
 		return
 	}
 	e.Seq = h.seq
 	e.Time = h.nowLocked()
+	if len(h.observers) > 0 {
+		h.outbox = append(h.outbox, e)
+	}
 	for i := 0; i < len(h.subs); {
 		s := h.subs[i]
 		select {

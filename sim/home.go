@@ -49,6 +49,10 @@ type Home struct {
 	sensors  []*device       // presence and motion sensors, which watch persons
 	scripts  ordered[playerScript]
 
+	observers  []*observer
+	outbox     []Event // events not yet delivered to observers
+	delivering bool    // an observer delivery loop is running
+
 	wake chan struct{} // wakes the live driver; never closed
 }
 
@@ -124,6 +128,7 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	if err := u.validate(); err != nil {
 		return Clock{}, err
 	}
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.wall.Now()
@@ -143,6 +148,7 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 
 // Reset removes every zone, device and person; the clock is kept.
 func (h *Home) Reset() {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, p := range slices.Clone(h.persons.list) {

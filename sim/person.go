@@ -98,6 +98,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	if err := setPosition(&p.PositionX, &p.PositionY, spec.PositionX, spec.PositionY); err != nil {
 		return Person{}, err
 	}
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.persons.get(p.ID); ok {
@@ -137,6 +138,7 @@ func (h *Home) Persons() []Person {
 // after it. A position wins over a location; a location naming no zone is an
 // error of kind [ErrNotFound]. On error nothing changes.
 func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur, ok := h.persons.get(id)
@@ -179,6 +181,7 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 // DeletePerson removes a person. An unknown id is an error of kind
 // [ErrNotFound].
 func (h *Home) DeletePerson(id string) error {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p, ok := h.persons.get(id)

@@ -101,6 +101,7 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	if err != nil {
 		return ScriptInfo{}, err
 	}
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	old, exists := h.scripts.get(id)
@@ -171,6 +172,7 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 	if state != ScriptStarted && state != ScriptPaused && state != ScriptStopped {
 		return ScriptInfo{}, invalidf("state must be %q, %q or %q, not %q", ScriptStarted, ScriptPaused, ScriptStopped, truncate(state))
 	}
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	p, ok := h.scripts.get(id)

@@ -142,6 +142,12 @@ func (h *Home) runDueLocked(until int64, max int) bool {
 			t.run()
 			h.mu.Lock()
 		}
+		if len(h.outbox) > 0 && !h.delivering {
+			// Observers react at the timer's time, before later timers run.
+			h.mu.Unlock()
+			h.deliver()
+			h.mu.Lock()
+		}
 		h.pinned = false
 	}
 	return false
@@ -157,6 +163,7 @@ func (h *Home) Advance(d time.Duration) error {
 	if d < 0 {
 		return invalidf("cannot advance by a negative duration (%v)", d)
 	}
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	target := h.nowLocked() + d.Milliseconds()

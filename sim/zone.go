@@ -125,6 +125,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		z.Variables[k] = spec.Variables[k]
 	}
 
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.zones.get(z.ID); ok {
@@ -162,6 +163,7 @@ func (h *Home) Zones() []Zone {
 // it. The change is validated in full before anything is applied. Moving or
 // resizing the zone relocates every device and person.
 func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	cur, ok := h.zones.get(id)
@@ -253,6 +255,7 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 // DeleteZone removes a zone and relocates every device and person that was in
 // it. An unknown id is an error of kind [ErrNotFound].
 func (h *Home) DeleteZone(id string) error {
+	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if _, ok := h.zones.get(id); !ok {

@@ -1,0 +1,391 @@
+// Package bridge joins a simulated home ([sim.Home]) to a mediation engine
+// ([mediation.Engine]): it adds two adapter types to the engine, so that
+// sensor readings flow into chains and chains drive actuators.
+//
+//   - device-in (in-only, out port "out") emits a message for each change
+//     of a selected device property. Selection, each optional: "devices"
+//     (ids), "kinds" (such as Thermometer), "zone" (a zone id: the device's
+//     location), "property" (a property name). The content is {"device",
+//     "property", "value"}; the properties are deviceId, type, location,
+//     property and time (simulated ms).
+//   - device-out (out-only, in port "in") applies each message to a device:
+//     the content {"device", "property", "value"}, or else the message's
+//     properties of those names. The adapter's own "device", "property" and
+//     "value" properties, when set, fix them instead.
+//
+// Both validate their properties when created (an unknown device, kind or
+// zone, a derived property: an error of kind mediation.ErrInvalid, 400 over
+// REST).
+//
+// # Time
+//
+// device-in sees the home's events synchronously ([sim.Home.Observe]), and
+// device-out checks each message at once but applies it through the home's
+// scheduler, at the current simulated time ([sim.Home.After]): under
+// [sim.Home.Advance] within the same step, live as soon as the driver runs.
+// So a chain that controls devices runs the same every time, and never
+// re-enters itself.
+//
+// # Concurrency
+//
+// A Bridge is safe for concurrent use.
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// The adapter type names.
+const (
+	DeviceIn  = "device-in"
+	DeviceOut = "device-out"
+)
+
+// Bridge feeds the device-in adapters of an engine from a home. Create it
+// with New; Close stops it.
+type Bridge struct {
+	home   *sim.Home
+	engine *mediation.Engine
+	stop   func()
+
+	mu     sync.Mutex // guards inputs
+	inputs []*deviceIn
+}
+
+// New registers the device-in and device-out types in engine's registry,
+// bound to home, and starts feeding device-in adapters. It fails when the
+// registry already has types of those names.
+func New(home *sim.Home, engine *mediation.Engine) (*Bridge, error) {
+	b := &Bridge{home: home, engine: engine}
+	reg := engine.Registry()
+	if err := reg.Register(mediation.Type{
+		Name: DeviceIn, Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
+		Properties: map[string]any{"devices": []any{}, "kinds": []any{}, "zone": "", "property": ""},
+		Doc:        "Emits a message for each change of a selected device property of the simulated home.",
+		New:        b.newDeviceIn,
+	}); err != nil {
+		return nil, err
+	}
+	if err := reg.Register(mediation.Type{
+		Name: DeviceOut, Kind: mediation.KindAdapter, Pattern: mediation.PatternOutOnly, In: []string{"in"},
+		Properties: map[string]any{"device": "", "property": "", "value": nil},
+		Doc:        "Applies each message to a device of the simulated home: {device, property, value}.",
+		New:        b.newDeviceOut,
+	}); err != nil {
+		return nil, err
+	}
+	b.stop = home.Observe(b.observe)
+	return b, nil
+}
+
+// Close stops feeding device-in adapters. The types stay registered; their
+// adapters emit nothing more.
+func (b *Bridge) Close() { b.stop() }
+
+// strings reads a property holding a list: an array of strings, or one
+// comma-separated string.
+func stringList(props map[string]any, name string) ([]string, error) {
+	switch v := props[name].(type) {
+	case nil:
+		return nil, nil
+	case string:
+		var out []string
+		for s := range strings.SplitSeq(v, ",") {
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
+		}
+		return out, nil
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok {
+				return nil, fmt.Errorf("property %q must list strings, not %v", name, e)
+			}
+			out = append(out, s)
+		}
+		return out, nil
+	}
+	return nil, fmt.Errorf("property %q must be a list of strings or a comma-separated string", name)
+}
+
+func stringProp(props map[string]any, name string) (string, error) {
+	switch v := props[name].(type) {
+	case nil:
+		return "", nil
+	case string:
+		return strings.TrimSpace(v), nil
+	}
+	return "", fmt.Errorf("property %q must be a string", name)
+}
+
+// selection is what a device-in adapter listens to; empty parts match all.
+type selection struct {
+	devices  []string
+	kinds    []string // canonical types, such as iCasa.Thermometer
+	zone     string
+	property string
+}
+
+func (s selection) matches(e sim.Event) bool {
+	d := e.Device
+	switch {
+	case d == nil:
+		return false
+	case len(s.devices) > 0 && !slices.Contains(s.devices, d.ID),
+		len(s.kinds) > 0 && !slices.Contains(s.kinds, d.Type),
+		s.zone != "" && d.Location != s.zone,
+		s.property != "" && e.Property != s.property:
+		return false
+	}
+	return true
+}
+
+// deviceIn is one device-in adapter.
+type deviceIn struct {
+	b         *Bridge
+	chain, id string
+	sel       selection
+}
+
+func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, error) {
+	var sel selection
+	var err error
+	if sel.devices, err = stringList(props, "devices"); err != nil {
+		return nil, err
+	}
+	var kinds []sim.Kind
+	names, err := stringList(props, "kinds")
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range names {
+		k, err := sim.LookupKind(n)
+		if err != nil {
+			return nil, fmt.Errorf("property \"kinds\": %w", err)
+		}
+		kinds = append(kinds, k)
+		sel.kinds = append(sel.kinds, k.Type())
+	}
+	var devices []sim.Device
+	for _, id := range sel.devices {
+		d, err := b.home.Device(id)
+		if err != nil {
+			return nil, fmt.Errorf("property \"devices\": %w", err)
+		}
+		devices = append(devices, d)
+	}
+	if sel.zone, err = stringProp(props, "zone"); err != nil {
+		return nil, err
+	}
+	if sel.zone != "" {
+		if _, err := b.home.Zone(sel.zone); err != nil {
+			return nil, fmt.Errorf("property \"zone\": %w", err)
+		}
+	}
+	if sel.property, err = stringProp(props, "property"); err != nil {
+		return nil, err
+	}
+	if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
+		return nil, err
+	}
+	in := &deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}
+	b.mu.Lock()
+	b.inputs = append(b.inputs, in)
+	b.mu.Unlock()
+	return in, nil
+}
+
+// checkSelectedProperty refuses a property that none of the selected kinds
+// or devices has.
+func checkSelectedProperty(p string, kinds []sim.Kind, devices []sim.Device) error {
+	if p == "" || p == sim.PropState || p == sim.PropFault || p == sim.PropLocation {
+		return nil
+	}
+	if len(kinds) == 0 && len(devices) == 0 {
+		return nil
+	}
+	for _, k := range kinds {
+		if _, ok := k.Property(p); ok {
+			return nil
+		}
+	}
+	for _, d := range devices {
+		if _, ok := d.Properties[p]; ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("property %q: none of the selected kinds or devices has it", p)
+}
+
+// Inject passes on the messages the bridge sends in.
+func (in *deviceIn) Inject(m mediation.Message, out mediation.Emitter) error {
+	out.Emit("out", m)
+	return nil
+}
+
+// Close stops the adapter being fed.
+func (in *deviceIn) Close() error {
+	in.b.mu.Lock()
+	defer in.b.mu.Unlock()
+	in.b.inputs = slices.DeleteFunc(in.b.inputs, func(x *deviceIn) bool { return x == in })
+	return nil
+}
+
+// observe sends each device property change to the device-in adapters that
+// select it. Chains that are not started miss it.
+func (b *Bridge) observe(e sim.Event) {
+	switch e.Type {
+	case sim.EventDevicePropertyAdded, sim.EventDevicePropertyUpdated:
+	default:
+		return
+	}
+	b.mu.Lock()
+	var targets []*deviceIn
+	for _, in := range b.inputs {
+		if in.sel.matches(e) {
+			targets = append(targets, in)
+		}
+	}
+	b.mu.Unlock()
+	for _, in := range targets {
+		ch, err := b.engine.Chain(in.chain)
+		if err != nil {
+			continue
+		}
+		m := mediation.Message{
+			Content: map[string]any{"device": e.DeviceID, "property": e.Property, "value": e.Value},
+			Properties: map[string]any{
+				"deviceId": e.DeviceID, "type": e.Device.Type, "location": e.Device.Location,
+				"property": e.Property, "time": e.Time,
+			},
+		}
+		if err := ch.Send(in.id, m); err != nil && !errors.Is(err, mediation.ErrConflict) {
+			continue // removed meanwhile: nothing to feed
+		}
+	}
+}
+
+// deviceOut is one device-out adapter.
+type deviceOut struct {
+	b                *Bridge
+	name             string
+	output           io.Writer
+	device, property string
+	value            any
+	hasValue         bool
+}
+
+func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, error) {
+	o := &deviceOut{b: b, name: env.Chain + "/" + env.ID, output: env.Output}
+	var err error
+	if o.device, err = stringProp(props, "device"); err != nil {
+		return nil, err
+	}
+	if o.property, err = stringProp(props, "property"); err != nil {
+		return nil, err
+	}
+	o.value, o.hasValue = props["value"], props["value"] != nil
+	if o.device != "" {
+		if _, err := b.home.Device(o.device); err != nil {
+			return nil, fmt.Errorf("property \"device\": %w", err)
+		}
+		if o.property != "" {
+			if err := b.settable(o.device, o.property); err != nil {
+				return nil, err
+			}
+			if o.hasValue {
+				if err := b.home.ValidateDeviceUpdate(o.device, sim.DeviceUpdate{Properties: map[string]any{o.property: o.value}}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	return o, nil
+}
+
+// Process checks the message's update at once and applies it at the current
+// simulated time through the home's scheduler. An invalid message is an
+// error (counted, and written to the engine's output); nothing of it is
+// applied.
+func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter) error {
+	id, prop, value, err := o.target(m)
+	if err == nil {
+		err = o.b.settable(id, prop)
+	}
+	if err == nil {
+		u := sim.DeviceUpdate{Properties: map[string]any{prop: value}}
+		if err = o.b.home.ValidateDeviceUpdate(id, u); err == nil {
+			o.b.home.After(0, func() {
+				if _, err := o.b.home.UpdateDevice(id, u); err != nil {
+					fmt.Fprintf(o.output, "%s: %v\n", o.name, err)
+				}
+			})
+			return nil
+		}
+	}
+	fmt.Fprintf(o.output, "%s: %v\n", o.name, err)
+	return err
+}
+
+// settable refuses a derived property: the home would ignore it.
+func (b *Bridge) settable(id, prop string) error {
+	d, err := b.home.Device(id)
+	if err != nil {
+		return err
+	}
+	if prop == sim.PropLocation {
+		return fmt.Errorf("property %q is derived from the position and cannot be set", prop)
+	}
+	k, _ := sim.LookupKind(d.Type)
+	if spec, ok := k.Property(prop); ok && spec.Derived {
+		return fmt.Errorf("property %q of %s devices is derived by the simulation and cannot be set", prop, k.Name)
+	}
+	return nil
+}
+
+// target works out which device property the message sets, and to what.
+func (o *deviceOut) target(m mediation.Message) (id, prop string, value any, err error) {
+	content, _ := m.Content.(map[string]any)
+	pick := func(fixed string, keys ...string) string {
+		if fixed != "" {
+			return fixed
+		}
+		for _, k := range keys {
+			if s, ok := content[k].(string); ok && s != "" {
+				return s
+			}
+			if s, ok := m.Properties[k].(string); ok && s != "" {
+				return s
+			}
+		}
+		return ""
+	}
+	id, prop = pick(o.device, "device", "deviceId"), pick(o.property, "property")
+	switch {
+	case o.hasValue:
+		value = o.value
+	case content != nil && content["value"] != nil:
+		value = content["value"]
+	default:
+		value = m.Properties["value"]
+	}
+	switch {
+	case id == "":
+		return "", "", nil, fmt.Errorf("message names no device: send {\"device\", \"property\", \"value\"}")
+	case prop == "":
+		return "", "", nil, fmt.Errorf("message names no property of device %s", id)
+	case value == nil:
+		return "", "", nil, fmt.Errorf("message gives no value for %s.%s", id, prop)
+	}
+	return id, prop, value, nil
+}

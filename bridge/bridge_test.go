@@ -1,0 +1,234 @@
+package bridge_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/bridge"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// setup returns a home with one room (30 m³), a thermometer, a heater and a
+// cooler standing for the room's heat loss, joined to an engine.
+func setup(t *testing.T) (*sim.Home, *mediation.Engine, *bytes.Buffer) {
+	t.Helper()
+	mock := clock.NewMock()
+	home := sim.MustNew(sim.Config{WallClock: mock, Location: time.UTC})
+	out := &bytes.Buffer{}
+	engine := mediation.NewEngine(mediation.Config{Clock: mock, Output: out})
+	t.Cleanup(func() { engine.Close() })
+	b, err := bridge.New(home, engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": 30}}))
+	must(home.CreateDevice(sim.DeviceSpec{ID: "thermo", Type: "Thermometer", PositionX: ptr(10), PositionY: ptr(10)}))
+	must(home.CreateDevice(sim.DeviceSpec{ID: "heater", Type: "Heater", PositionX: ptr(50), PositionY: ptr(50)}))
+	must(home.CreateDevice(sim.DeviceSpec{ID: "loss", Type: "Cooler", PositionX: ptr(90), PositionY: ptr(90),
+		Properties: map[string]any{"cooler.powerLevel": 0.3}}))
+	return home, engine, out
+}
+
+func build(t *testing.T, ch *mediation.Chain, steps ...func() (mediation.ComponentInfo, error)) {
+	t.Helper()
+	for _, s := range steps {
+		if _, err := s(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestThermostatChain runs thermometer → router → heater for a simulated
+// day with Advance: the room must stay in its band, the heater switching on
+// and off all day.
+func TestThermostatChain(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("thermostat")
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "thermometer", map[string]any{"devices": "thermo", "property": "current_temperature"})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddMediator("router", "band", map[string]any{
+				"conditions": map[string]any{"(value<=292)": "cold", "(value>=294)": "warm"}})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-out", "heat", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 1.0})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-out", "rest", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 0.0})
+		},
+	)
+	for _, b := range [][2]string{{"thermometer:out", "band:in"}, {"band:cold", "heat:in"}, {"band:warm", "rest:in"}} {
+		if _, err := ch.Bind(b[0], b[1], "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch.Start()
+
+	lo, hi, switches := 1e9, 0.0, 0
+	var last any
+	settled := false
+	home.Observe(func(e sim.Event) {
+		if e.DeviceID == "heater" && e.Property == "heater.powerLevel" && e.Value != last {
+			switches++
+			last = e.Value
+		}
+		if e.ZoneID == "room" && e.Property == "Temperature" {
+			v := e.Value.(float64)
+			if v <= 292.1 {
+				settled = true
+			}
+			if settled {
+				lo, hi = min(lo, v), max(hi, v)
+			}
+		}
+	})
+	if err := home.Advance(24 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("band %.3f..%.3f K, heater switched %d times", lo, hi, switches)
+	// One heater update past each threshold at most: net +700 W, or -300 W,
+	// for 5 s in 30 m³.
+	const step = 700 * 5 / (1200 * 30.0)
+	if lo < 292-step || hi > 294+step {
+		t.Errorf("the room went from %.3f to %.3f K, want within [292, 294] ± %.3f", lo, hi, step)
+	}
+	if switches < 20 {
+		t.Errorf("the heater switched %d times in a day; the thermostat is not working", switches)
+	}
+	info, _ := ch.Component("heat")
+	if info.Counters.In == 0 || info.Counters.Errors != 0 {
+		t.Errorf("heat counters = %+v", info.Counters)
+	}
+}
+
+// TestDeviceInMessages checks the messages a device-in adapter emits, and
+// its selection.
+func TestDeviceInMessages(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "heaters", map[string]any{"kinds": []any{"Heater"}, "zone": "room"})
+		},
+		func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "out", nil) },
+	)
+	ch.Bind("heaters:out", "out:in", "", nil)
+	ch.Start()
+	home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"heater.powerLevel": 0.5}})
+	home.UpdateDevice("loss", sim.DeviceUpdate{Properties: map[string]any{"cooler.powerLevel": 0.5}}) // not selected
+	home.UpdateDevice("heater", sim.DeviceUpdate{State: ptr("deactivated")})
+	msgs, _ := ch.Messages("out")
+	now := home.Now().UnixMilli()
+	want := []mediation.Message{
+		{Content: map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 0.5},
+			Properties: map[string]any{"deviceId": "heater", "type": "iCasa.Heater", "location": "room", "property": "heater.powerLevel", "time": now}},
+		{Content: map[string]any{"device": "heater", "property": "state", "value": "deactivated"},
+			Properties: map[string]any{"deviceId": "heater", "type": "iCasa.Heater", "location": "room", "property": "state", "time": now}},
+	}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("messages (-want +got):\n%s", diff)
+	}
+}
+
+func TestAdapterPropertiesAreChecked(t *testing.T) {
+	_, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	tests := []struct {
+		typ   string
+		props map[string]any
+		want  string
+	}{
+		{"device-in", map[string]any{"devices": "nope"}, "nope"},
+		{"device-in", map[string]any{"kinds": "Toaster"}, "Toaster"},
+		{"device-in", map[string]any{"zone": "attic"}, "attic"},
+		{"device-in", map[string]any{"kinds": "Heater", "property": "current_temperature"}, "current_temperature"},
+		{"device-in", map[string]any{"devices": 3.0}, "devices"},
+		{"device-out", map[string]any{"device": "nope"}, "nope"},
+		{"device-out", map[string]any{"device": "thermo", "property": "current_temperature"}, "derived"},
+		{"device-out", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 7.0}, "between 0 and 1"},
+	}
+	for _, tt := range tests {
+		_, err := ch.AddAdapter(tt.typ, "a", tt.props)
+		if !errors.Is(err, mediation.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("AddAdapter(%s, %v) = %v, want an invalid error naming %q", tt.typ, tt.props, err, tt.want)
+		}
+	}
+	if _, err := ch.AddAdapter("device-in", "ok", map[string]any{"kinds": "iCasa.Thermometer, Photometer", "property": "state"}); err != nil {
+		t.Errorf("a valid device-in: %v", err)
+	}
+}
+
+// TestDeviceOutMessages: messages name their target in the content or the
+// properties; an invalid one is counted as an error, reported, and not
+// applied at all.
+func TestDeviceOutMessages(t *testing.T) {
+	home, engine, out := setup(t)
+	ch, _ := engine.CreateChain("c")
+	ch.AddAdapter("rest-in", "in", nil)
+	ch.AddAdapter("device-out", "apply", nil)
+	ch.Bind("in:out", "apply:in", "", nil)
+	ch.Start()
+	send := func(m mediation.Message) {
+		if err := ch.Send("in", m); err != nil {
+			t.Fatal(err)
+		}
+		home.Advance(0) // device-out applies through the scheduler
+	}
+	send(mediation.Message{Content: map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 0.75}})
+	send(mediation.Message{Content: "on", Properties: map[string]any{"deviceId": "loss", "property": "cooler.powerLevel", "value": 0.1}})
+	for _, bad := range []mediation.Message{
+		{Content: map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 3.0}},
+		{Content: map[string]any{"device": "thermo", "property": "current_temperature", "value": 3.0}},
+		{Content: map[string]any{"device": "ghost", "property": "x", "value": 1.0}},
+		{Content: map[string]any{"property": "heater.powerLevel", "value": 1.0}},
+		{Content: "hello"},
+	} {
+		send(bad)
+	}
+	h, _ := home.Device("heater")
+	l, _ := home.Device("loss")
+	if h.Properties["heater.powerLevel"] != 0.75 || l.Properties["cooler.powerLevel"] != 0.1 {
+		t.Errorf("heater %v, cooler %v; want 0.75 and 0.1", h.Properties["heater.powerLevel"], l.Properties["cooler.powerLevel"])
+	}
+	info, _ := ch.Component("apply")
+	if info.Counters.Errors != 5 {
+		t.Errorf("errors = %d, want the 5 bad messages", info.Counters.Errors)
+	}
+	if n := strings.Count(out.String(), "c/apply: "); n != 5 {
+		t.Errorf("reported %d errors:\n%s", n, out)
+	}
+}
+
+func TestTypesAreListed(t *testing.T) {
+	_, engine, _ := setup(t)
+	var names []string
+	for _, ty := range engine.Registry().Types() {
+		names = append(names, ty.Name)
+	}
+	for _, n := range []string{"device-in", "device-out"} {
+		if !strings.Contains(strings.Join(names, ","), n) {
+			t.Errorf("types %v lack %s", names, n)
+		}
+	}
+	if _, err := bridge.New(sim.MustNew(sim.Config{}), engine); err == nil {
+		t.Error("a second bridge on the same registry = nil error")
+	}
+}

@@ -188,18 +188,45 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	cur, next, err := h.prepareDeviceUpdateLocked(id, u)
+	if err != nil {
+		return Device{}, err
+	}
+	h.placeDeviceLocked(next)
+	next.refresh()
+
+	old, from := cur.snapshot(), cur.zone
+	*cur = *next
+	h.publishDeviceDiffLocked(old, cur)
+	h.retimeLocked(cur)
+	h.settleDeviceLocked(cur, from)
+	return cur.snapshot(), nil
+}
+
+// ValidateDeviceUpdate reports the error UpdateDevice(id, u) would return
+// now, without changing anything.
+func (h *Home) ValidateDeviceUpdate(id string, u DeviceUpdate) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, _, err := h.prepareDeviceUpdateLocked(id, u)
+	return err
+}
+
+// prepareDeviceUpdateLocked validates u against device id and returns the
+// device and its updated working copy.
+func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *device, err error) {
 	cur, ok := h.devices.get(id)
 	if !ok {
-		return Device{}, notFoundf("device %q does not exist", truncate(id))
+		return nil, nil, notFoundf("device %q does not exist", truncate(id))
 	}
-	next := cur.clone()
+	next = cur.clone()
 	if u.Type != nil {
 		k, err := LookupKind(*u.Type)
 		if err != nil {
-			return Device{}, err
+			return nil, nil, err
 		}
 		if k.Name != cur.kind.Name {
-			return Device{}, invalidf("device type cannot change from %s to %s", cur.Type, k.Type())
+			return nil, nil, invalidf("device type cannot change from %s to %s", cur.Type, k.Type())
 		}
 	}
 	if u.Name != nil {
@@ -208,7 +235,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 			next.Name = next.ID
 		}
 		if err := checkName("device name", next.Name); err != nil {
-			return Device{}, err
+			return nil, nil, err
 		}
 	}
 	for _, s := range []struct {
@@ -220,36 +247,28 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 			continue
 		}
 		if *s.v < 0 || *s.v > MaxCoordinate {
-			return Device{}, invalidf("%s must be between 0 and %d, not %d", s.name, MaxCoordinate, *s.v)
+			return nil, nil, invalidf("%s must be between 0 and %d, not %d", s.name, MaxCoordinate, *s.v)
 		}
 		*s.dst = *s.v
 	}
 	if err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
-		return Device{}, err
+		return nil, nil, err
 	}
 	h.placeDeviceLocked(next) // so a Location sent with a move is checked against the new one
 	if err := applyProperties(next, u.Properties); err != nil {
-		return Device{}, err
+		return nil, nil, err
 	}
 	if u.State != nil {
 		if err := setState(next, *u.State); err != nil {
-			return Device{}, err
+			return nil, nil, err
 		}
 	}
 	if u.Fault != nil {
 		if err := setFault(next, *u.Fault); err != nil {
-			return Device{}, err
+			return nil, nil, err
 		}
 	}
-	h.placeDeviceLocked(next)
-	next.refresh()
-
-	old, from := cur.snapshot(), cur.zone
-	*cur = *next
-	h.publishDeviceDiffLocked(old, cur)
-	h.retimeLocked(cur)
-	h.settleDeviceLocked(cur, from)
-	return cur.snapshot(), nil
+	return cur, next, nil
 }
 
 // DeleteDevice removes a device. An unknown id is an error of kind

@@ -245,3 +245,14 @@ func (h *Home) wakeDriver() {
 	default:
 	}
 }
+
+// After runs fn once d of simulated time has passed; with d zero or
+// negative, at the current simulated time, after what is already due. fn
+// runs on the goroutine that drives the simulation ([Home.Advance],
+// [Home.RunUntil] or [Home.Run]), without the home's lock, so it may call
+// any Home method. Nothing runs fn until simulated time is driven.
+func (h *Home) After(d time.Duration, fn func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.scheduleLocked(&timer{run: fn}, h.nowLocked()+max(d.Milliseconds(), 0))
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/pervasim/pervasim/bridge"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -25,6 +26,7 @@ type options struct {
 	tz            string
 	allowOrigin   string
 	scriptsDir    string
+	demo          bool
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -37,6 +39,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.tz, "tz", "", "IANA time zone of the clock's date strings (default: the machine's local zone)")
 	fs.StringVar(&o.allowOrigin, "allow-origin", "*", "Access-Control-Allow-Origin of every response")
 	fs.StringVar(&o.scriptsDir, "scripts", "", "directory of the script player's .bhv scripts (default: none, scripts live in memory)")
+	fs.BoolVar(&o.demo, "demo", false, "start with the example house playing and a thermostat chain running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -74,6 +77,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	engine := mediation.NewEngine(mediation.Config{Output: stdout})
 	defer engine.Close()
+	devices, err := bridge.New(home, engine) // the device-in and device-out adapters
+	if err != nil {
+		return err
+	}
+	defer devices.Close()
+	if o.demo {
+		if err := setupDemo(home, engine); err != nil {
+			return err
+		}
+	}
 	handler := httpapi.NewHandler(httpapi.Config{
 		Home:          home,
 		Engine:        engine,
@@ -96,6 +109,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	srv.RegisterOnShutdown(handler.Close) // end the event streams, or Shutdown waits for them
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	if o.demo {
+		fmt.Fprintf(stdout, "demo: the example house is playing; open http://%s/simulator\n", ln.Addr())
+	}
 
 	// The live driver: simulated time follows the wall clock.
 	simCtx, stopSim := context.WithCancel(context.Background())

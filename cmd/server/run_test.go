@@ -242,3 +242,16 @@ func TestServerScriptsAndEvents(t *testing.T) {
 	}
 	t.Fatalf("the stream ended without zone-added: %v", sc.Err())
 }
+
+// TestDemo starts the server with -demo: the example house is there and
+// playing, the thermostat chain runs, and the device adapters check their
+// properties at creation.
+func TestDemo(t *testing.T) {
+	base := startServer(t, "-demo")
+	formCall(t, base, "GET", "/platform/zones/zones", "", 200, `"id":"livingroom"`)
+	formCall(t, base, "GET", "/platform/scriptPlayer/script/house.bhv", "", 200, `"state":"started"`)
+	formCall(t, base, "GET", "/mediation/runtime/thermostat", "", 200, `{"state":"started"}`)
+	formCall(t, base, "GET", "/mediation/runtime/types", "", 200, `"name":"device-in"`)
+	formCall(t, base, "POST", "/mediation/thermostat/adapter/device-in/x", "properties={devices=ghost}", 400, "ghost")
+	formCall(t, base, "POST", "/mediation/thermostat/adapter/device-out/y", "properties={device=livingroom-heater, property=heater.powerLevel, value=3}", 400, "between 0 and 1")
+}

@@ -38,20 +38,7 @@ func (s *server) handleDeviceGet() http.Handler {
 }
 
 func (s *server) handleDeviceCreate() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		spec, err := deviceSpec(o)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		d, err := s.home.CreateDevice(spec)
-		respond(w, r, d, err)
-	})
+	return handleBody(s, withoutID(deviceSpec), withoutID(s.home.CreateDevice))
 }
 
 // deviceSpec reads a device creation payload.
@@ -85,25 +72,11 @@ func deviceSpec(o object) (spec sim.DeviceSpec, err error) {
 }
 
 func (s *server) handleDeviceUpdate() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := pathID(r)
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		u, err := deviceUpdate(o, id)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		d, err := s.home.UpdateDevice(id, u)
-		respond(w, r, d, err)
-	})
+	return handleBody(s, deviceUpdate, s.home.UpdateDevice)
 }
 
 // deviceUpdate reads a device update payload.
-func deviceUpdate(o object, id string) (u sim.DeviceUpdate, err error) {
+func deviceUpdate(id string, o object) (u sim.DeviceUpdate, err error) {
 	if err = o.checkPathID(id, "id", "deviceId"); err != nil {
 		return u, err
 	}

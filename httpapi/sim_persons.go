@@ -26,20 +26,7 @@ func (s *server) handlePersonGet() http.Handler {
 }
 
 func (s *server) handlePersonCreate() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		spec, err := personSpec(o)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		p, err := s.home.CreatePerson(spec)
-		respond(w, r, p, err)
-	})
+	return handleBody(s, withoutID(personSpec), withoutID(s.home.CreatePerson))
 }
 
 // personSpec reads a person creation payload.
@@ -70,26 +57,12 @@ func personSpec(o object) (spec sim.PersonSpec, err error) {
 }
 
 func (s *server) handlePersonUpdate() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := pathID(r)
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		u, err := personUpdate(o, id)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		p, err := s.home.UpdatePerson(id, u)
-		respond(w, r, p, err)
-	})
+	return handleBody(s, personUpdate, s.home.UpdatePerson)
 }
 
 // personUpdate reads a person update payload. width and height are accepted
 // and ignored: persons have no size.
-func personUpdate(o object, id string) (u sim.PersonUpdate, err error) {
+func personUpdate(id string, o object) (u sim.PersonUpdate, err error) {
 	if err = o.checkPathID(id, "id", "personId"); err != nil {
 		return u, err
 	}

@@ -21,20 +21,7 @@ func (s *server) handleZoneGet() http.Handler {
 }
 
 func (s *server) handleZoneCreate() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		spec, err := zoneSpec(o)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		z, err := s.home.CreateZone(spec)
-		respond(w, r, z, err)
-	})
+	return handleBody(s, withoutID(zoneSpec), withoutID(s.home.CreateZone))
 }
 
 // zoneSpec reads a zone creation payload.
@@ -85,25 +72,11 @@ func zoneSpec(o object) (spec sim.ZoneSpec, err error) {
 }
 
 func (s *server) handleZoneUpdate() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := pathID(r)
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		u, err := zoneUpdate(o, id)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		z, err := s.home.UpdateZone(id, u)
-		respond(w, r, z, err)
-	})
+	return handleBody(s, zoneUpdate, s.home.UpdateZone)
 }
 
 // zoneUpdate reads a zone update payload.
-func zoneUpdate(o object, id string) (u sim.ZoneUpdate, err error) {
+func zoneUpdate(id string, o object) (u sim.ZoneUpdate, err error) {
 	if err = o.checkPathID(id, "id", "zoneId"); err != nil {
 		return u, err
 	}
@@ -151,6 +124,32 @@ func (s *server) handleZoneDelete() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		respondEmpty(w, r, s.home.DeleteZone(pathID(r)))
 	})
+}
+
+// handleBody answers a request whose body is a JSON object: parse reads it
+// (with the path's id, if any), call runs the domain method with what parse
+// read, and its result or error is the answer.
+func handleBody[T, R any](s *server, parse func(id string, o object) (T, error), call func(id string, v T) (R, error)) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := pathID(r)
+		o, err := decodeObject(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		v, err := parse(id, o)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		res, err := call(id, v)
+		respond(w, r, res, err)
+	})
+}
+
+// withoutID adapts a function that needs no path id to handleBody.
+func withoutID[T, R any](f func(T) (R, error)) func(string, T) (R, error) {
+	return func(_ string, v T) (R, error) { return f(v) }
 }
 
 // respond encodes v with 200, or the error.

@@ -93,7 +93,7 @@ func ParseFilter(s string) (*Filter, error) {
 		}
 		return nil, fmt.Errorf("filter: invalid UTF-8 at offset %d: %w", off, ErrInvalid)
 	}
-	p := &fltParser{s: s}
+	p := &fltParser{scanner{what: "filter", s: s}}
 	p.skipSpace()
 	if p.eof() {
 		return nil, p.errorf("empty filter at offset %d", p.off)
@@ -354,39 +354,7 @@ func fltStripSpace(s string) string {
 }
 
 // fltParser is the state of one ParseFilter call.
-type fltParser struct {
-	s   string
-	off int
-}
-
-func (p *fltParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("filter: "+format+": %w", append(args, ErrInvalid)...)
-}
-
-func (p *fltParser) eof() bool { return p.off >= len(p.s) }
-
-// found describes the character at the current offset for an error message.
-func (p *fltParser) found() string {
-	if p.eof() {
-		return "end of input"
-	}
-	r, _ := utf8.DecodeRuneInString(p.s[p.off:])
-	return strconv.QuoteRune(r)
-}
-
-func fltIsSpace(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\f', '\v':
-		return true
-	}
-	return false
-}
-
-func (p *fltParser) skipSpace() {
-	for !p.eof() && fltIsSpace(p.s[p.off]) {
-		p.off++
-	}
-}
+type fltParser struct{ scanner }
 
 func (p *fltParser) unclosed(open int) error {
 	return p.errorf("missing ')' for the '(' at offset %d: unexpected end of input at offset %d", open, p.off)
@@ -547,10 +515,10 @@ func (p *fltParser) item(open int) (*fltNode, error) {
 // unescaped edge whitespace and splitting a substring test at its stars.
 func (n *fltNode) finish(val []byte, esc []bool, stars []int) *fltNode {
 	i, j := 0, len(val)
-	for i < j && !esc[i] && fltIsSpace(val[i]) {
+	for i < j && !esc[i] && isSpace(val[i]) {
 		i++
 	}
-	for j > i && !esc[j-1] && fltIsSpace(val[j-1]) {
+	for j > i && !esc[j-1] && isSpace(val[j-1]) {
 		j--
 	}
 	if n.op == fltEqual && len(stars) > 0 {
@@ -591,10 +559,10 @@ func (n *fltNode) finish(val []byte, esc []bool, stars []int) *fltNode {
 // fltTrim trims ASCII whitespace.
 func fltTrim(s string) string {
 	i, j := 0, len(s)
-	for i < j && fltIsSpace(s[i]) {
+	for i < j && isSpace(s[i]) {
 		i++
 	}
-	for j > i && fltIsSpace(s[j-1]) {
+	for j > i && isSpace(s[j-1]) {
 		j--
 	}
 	return s[i:j]
@@ -638,7 +606,7 @@ func fltEscape(b *strings.Builder, s string, first, last bool) {
 		switch {
 		case c == '\\' || c == '(' || c == ')' || c == '*':
 			b.WriteByte('\\')
-		case fltIsSpace(c) && ((first && i == 0) || (last && i == len(s)-1)):
+		case isSpace(c) && ((first && i == 0) || (last && i == len(s)-1)):
 			b.WriteByte('\\')
 		}
 		b.WriteByte(c)

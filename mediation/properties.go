@@ -64,7 +64,7 @@ func ParseProperties(s string) (map[string]any, error) {
 		}
 		return nil, fmt.Errorf("properties: invalid UTF-8 at offset %d: %w", off, ErrInvalid)
 	}
-	p := &propParser{s: s}
+	p := &propParser{scanner{what: "properties", s: s}}
 	p.skipSpace()
 	if p.eof() {
 		return map[string]any{}, nil
@@ -161,43 +161,11 @@ func propSanitize(v any, depth int) any {
 }
 
 // propParser is the state of one ParseProperties call.
-type propParser struct {
-	s   string
-	off int
-}
-
-func (p *propParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("properties: "+format+": %w", append(args, ErrInvalid)...)
-}
-
-func (p *propParser) eof() bool { return p.off >= len(p.s) }
-
-// found describes the character at the current offset for an error message.
-func (p *propParser) found() string {
-	if p.eof() {
-		return "end of input"
-	}
-	r, _ := utf8.DecodeRuneInString(p.s[p.off:])
-	return strconv.QuoteRune(r)
-}
-
-func propIsSpace(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '\f', '\v':
-		return true
-	}
-	return false
-}
+type propParser struct{ scanner }
 
 // propIsStop reports whether c ends unquoted text.
 func propIsStop(c byte) bool {
 	return strings.IndexByte(",:]}/\\\"[{;=#", c) >= 0
-}
-
-func (p *propParser) skipSpace() {
-	for !p.eof() && propIsSpace(p.s[p.off]) {
-		p.off++
-	}
 }
 
 // object parses an object; p.off is at its '{'.
@@ -381,17 +349,17 @@ func (p *propParser) unquoted() (string, error) {
 		if propIsStop(c) {
 			break
 		}
-		if c < 0x20 && !propIsSpace(c) {
+		if c < 0x20 && !isSpace(c) {
 			return "", p.errorf("control character %q at offset %d", rune(c), p.off)
 		}
 		p.off++
 	}
 	t := p.s[start:p.off]
 	i, j := 0, len(t)
-	for i < j && propIsSpace(t[i]) {
+	for i < j && isSpace(t[i]) {
 		i++
 	}
-	for j > i && propIsSpace(t[j-1]) {
+	for j > i && isSpace(t[j-1]) {
 		j--
 	}
 	return t[i:j], nil
@@ -404,7 +372,7 @@ func (p *propParser) parenthesised() (string, error) {
 	for !p.eof() {
 		c := p.s[p.off]
 		switch {
-		case c < 0x20 && !propIsSpace(c):
+		case c < 0x20 && !isSpace(c):
 			return "", p.errorf("control character %q at offset %d", rune(c), p.off)
 		case c == '\\':
 			p.off++

@@ -1,0 +1,408 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/sim"
+)
+
+var updateScreenshot = flag.Bool("update-screenshot", false, "write ../docs/simulator.png from TestSimulatorScreenshot")
+
+// browser is a headless Chromium tab, and the JavaScript errors its page
+// reported.
+type browser struct {
+	ctx    context.Context
+	mu     sync.Mutex
+	errors []string
+}
+
+// newBrowser starts headless Chromium, found on the PATH, in a fresh
+// profile. It skips the test when there is none: chromedp never downloads
+// a browser.
+func newBrowser(t *testing.T) *browser {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Skip("no Chromium: install Debian's chromium (.ci/run does)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelAlloc()
+	})
+	// The first action starts the browser, bound to ctx, which has no
+	// deadline: the steps get their own.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	b := &browser{ctx: ctx}
+	err := chromedp.Listen(ctx, func(ev any) {
+		var msg string
+		switch ev := ev.(type) {
+		case *runtime.EventExceptionThrown:
+			msg = ev.ExceptionDetails.Text
+			if ev.ExceptionDetails.Exception != nil {
+				msg += " " + ev.ExceptionDetails.Exception.Description
+			}
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type != runtime.ConsoleAPICalledTypeError {
+				return
+			}
+			msg = "console.error:"
+			for _, a := range ev.Args {
+				msg += " " + string(a.Value) + a.Description
+			}
+		default:
+			return
+		}
+		b.mu.Lock()
+		b.errors = append(b.errors, msg)
+		b.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// checkNoErrors fails the test if the page threw or logged an error.
+func (b *browser) checkNoErrors(t *testing.T) {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.errors {
+		t.Errorf("the page reported: %s", e)
+	}
+}
+
+// serveHome serves home over HTTP. The returned func stops the server, after
+// ending the event streams.
+func serveHome(t *testing.T, home *sim.Home) (*httptest.Server, func()) {
+	t.Helper()
+	h := httpapi.NewHandler(httpapi.Config{Home: home})
+	srv := httptest.NewServer(h)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			h.Close()
+			srv.Close()
+		})
+	}
+	t.Cleanup(stop)
+	return srv, stop
+}
+
+// byTestID is the CSS selector of a data-testid.
+func byTestID(id string) chromedp.CSS {
+	return chromedp.CSS(fmt.Sprintf("[data-testid=%q]", id))
+}
+
+// centre returns the centre, in viewport pixels, of the element the CSS
+// selector sel finds.
+func centre(ctx context.Context, sel string) (x, y float64, err error) {
+	js := fmt.Sprintf(`(() => {
+		const e = document.querySelector(%q);
+		if (!e) return null;
+		const r = e.getBoundingClientRect();
+		return [r.left + r.width / 2, r.top + r.height / 2];
+	})()`, sel)
+	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](js))
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(xy) != 2 {
+		return 0, 0, fmt.Errorf("no element %s", sel)
+	}
+	return xy[0], xy[1], nil
+}
+
+// drag presses the left button at x0, y0, moves to x1, y1 in steps and
+// releases it there, as a person with a mouse does.
+func drag(x0, y0, x1, y1 float64) chromedp.Action[chromedp.Void] {
+	held := func(p *input.DispatchMouseEventParams) { p.Buttons = 1 }
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		steps := []chromedp.Action[chromedp.Void]{
+			chromedp.MouseEvent(chromedp.MouseMoved, x0, y0),
+			chromedp.MouseEvent(chromedp.MousePressed, x0, y0, chromedp.ButtonLeft, held, chromedp.ClickCount(1)),
+		}
+		const n = 12
+		for i := 1; i <= n; i++ {
+			f := float64(i) / n
+			steps = append(steps, chromedp.MouseEvent(chromedp.MouseMoved, x0+(x1-x0)*f, y0+(y1-y0)*f, chromedp.ButtonLeft, held))
+		}
+		steps = append(steps, chromedp.MouseEvent(chromedp.MouseReleased, x1, y1, chromedp.ButtonLeft, chromedp.ClickCount(1)))
+		return chromedp.Do(ctx, steps...)
+	})
+}
+
+// click clicks the centre of the element the CSS selector sel finds.
+func click(ctx context.Context, sel string) error {
+	x, y, err := centre(ctx, sel)
+	if err != nil {
+		return err
+	}
+	return chromedp.Do(ctx, chromedp.MouseClickXY(x, y))
+}
+
+// eventually calls cond every 50 ms until it reports true, and fails the
+// test when ctx ends first. cond's message says what it saw last.
+func eventually(t *testing.T, ctx context.Context, what string, cond func() (bool, string)) {
+	t.Helper()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	last := ""
+	for {
+		ok, msg := cond()
+		if ok {
+			return
+		}
+		last = msg
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: gave up (%v); last seen: %s", what, ctx.Err(), last)
+		case <-tick.C:
+		}
+	}
+}
+
+// must fails the test on err: must(t)(home.CreateZone(spec)).
+func must(t *testing.T) func(any, error) {
+	return func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSimulatorInBrowser drives the house plan in headless Chromium: it
+// drags a person into a room, sets a heater's power from its panel and
+// watches the room's temperature change on the page as simulated time
+// passes.
+func TestSimulatorInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+
+	home := sim.MustNew(sim.Config{}) // the real wall clock
+	for _, z := range []sim.ZoneSpec{
+		{ID: "kitchen", Name: "Kitchen", LeftX: 410, TopY: 370, RightX: 655, BottomY: 580, Variables: map[string]float64{"Temperature": 290.15}},
+		{ID: "livingroom", Name: "Living room", LeftX: 410, TopY: 20, RightX: 655, BottomY: 370, Variables: map[string]float64{"Temperature": 291.15}},
+		{ID: "bedroom", Name: "Bedroom", LeftX: 55, TopY: 370, RightX: 314, BottomY: 580, Variables: map[string]float64{"Temperature": 291.65}},
+		{ID: "bathroom", Name: "Bathroom", LeftX: 55, TopY: 20, RightX: 315, BottomY: 370, Variables: map[string]float64{"Temperature": 289.15}},
+	} {
+		must(t)(home.CreateZone(z))
+	}
+	at := func(x, y int) (*int, *int) { return &x, &y }
+	hx, hy := at(425, 560)
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "heater", Name: "Kitchen radiator", Type: "iCasa.Heater", PositionX: hx, PositionY: hy}))
+	tx, ty := at(640, 390)
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "thermometer", Type: "iCasa.Thermometer", PositionX: tx, PositionY: ty}))
+	px, py := at(730, 300)
+	alice, err := home.CreatePerson(sim.PersonSpec{ID: "alice", Name: "Alice", Type: "Mother", PositionX: px, PositionY: py})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alice.Location != sim.LocationUnknown {
+		t.Fatalf("alice starts in %q, want outside every zone", alice.Location)
+	}
+
+	runCtx, stopRun := context.WithCancel(context.Background())
+	ran := make(chan struct{})
+	go func() {
+		defer close(ran)
+		home.Run(runCtx)
+	}()
+	defer func() {
+		stopRun()
+		<-ran
+	}()
+	srv, stopServer := serveHome(t, home)
+	defer stopServer()
+
+	ctx, cancel := context.WithTimeout(b.ctx, 25*time.Second)
+	defer cancel()
+
+	// The plan renders the home.
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/simulator"),
+		chromedp.WaitVisible(byTestID("zone-bedroom")),
+		chromedp.WaitVisible(byTestID("person-alice")),
+		chromedp.WaitVisible(byTestID("device-heater")),
+	); err != nil {
+		t.Fatalf("the plan did not render: %v", err)
+	}
+	initial, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("zone-temp-kitchen")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if initial != "17.0 °C" {
+		t.Errorf("kitchen temperature reads %q, want 17.0 °C", initial)
+	}
+	eventually(t, ctx, "the clock shows the simulated time", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("clock-time")))
+		return err == nil && strings.Contains(s, fmt.Sprint(home.Now().Year())), s
+	})
+
+	// Drag Alice into the bedroom with the mouse.
+	x0, y0, err := centre(ctx, `[data-testid="person-alice"] .icon`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x1, y1, err := centre(ctx, `[data-testid="zone-bedroom"] .zone-rect`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, drag(x0, y0, x1, y1)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "alice is in the bedroom", func() (bool, string) {
+		p, err := home.Person("alice")
+		return err == nil && p.Location == "bedroom", fmt.Sprintf("%+v %v", p, err)
+	})
+
+	// Open the heater's panel, set its power level to 1 and save.
+	if err := click(ctx, `[data-testid="device-heater"] .icon`); err != nil {
+		t.Fatal(err)
+	}
+	power := byTestID("prop-heater.powerLevel")
+	if err := chromedp.Do(ctx,
+		chromedp.WaitVisible(byTestID("device-panel")),
+		chromedp.WaitVisible(power),
+		chromedp.SetValue(power, ""),
+		chromedp.SendKeys(power, "1"),
+		chromedp.Click(byTestID("device-save")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the heater's power level is 1", func() (bool, string) {
+		d, err := home.Device("heater")
+		return err == nil && d.Properties[sim.PropHeaterPowerLevel] == 1.0, fmt.Sprintf("%v %v", d.Properties, err)
+	})
+
+	// A simulated minute warms the kitchen; the page shows it live.
+	if err := home.Advance(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the page shows the kitchen warmer", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("zone-temp-kitchen")))
+		return err == nil && s != initial && strings.HasSuffix(s, "°C"), s
+	})
+	if status, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("panel-error"))); err != nil || status != "" {
+		t.Errorf("the panel shows an error: %q %v", status, err)
+	}
+	b.checkNoErrors(t)
+}
+
+// TestSimulatorScreenshot renders the example house mid-morning and, with
+// -update-screenshot, writes the picture to docs/simulator.png.
+func TestSimulatorScreenshot(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+
+	src, err := os.ReadFile(filepath.Join("..", "examples", "scripts", "house.bhv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := sim.MustNew(sim.Config{})
+	must(t)(home.AddScript("house.bhv", src))
+	must(t)(home.SetScriptState("house.bhv", sim.ScriptStarted))
+	// 07:20: the boy washes in the lit bathroom, Mother is in the kitchen,
+	// the heaters are on.
+	if err := home.Advance(50 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	srv, stopServer := serveHome(t, home)
+	defer stopServer()
+
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/simulator/"),
+		chromedp.WaitVisible(byTestID("zone-kitchen")),
+		chromedp.WaitVisible(byTestID("person-mother")),
+		chromedp.WaitVisible(byTestID("device-kitchen-heater")),
+	); err != nil {
+		t.Fatalf("the plan did not render: %v", err)
+	}
+	placed := 0
+	for _, d := range home.Devices() {
+		if d.PositionX != -1 || d.PositionY != -1 {
+			placed++
+		}
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#devices-layer [data-entity=device]').length`))
+	if err != nil || n != placed {
+		t.Errorf("the plan draws %d devices (%v), want %d", n, err, placed)
+	}
+	if err := click(ctx, `[data-testid="device-kitchen-heater"] .icon`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("device-panel"))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the script player shows house.bhv", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("script-state")))
+		return err == nil && strings.HasPrefix(s, sim.ScriptStarted), s
+	})
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("the screenshot is not a PNG")
+	}
+	b.checkNoErrors(t)
+	if *updateScreenshot {
+		out := filepath.Join("..", "docs", "simulator.png")
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s (%d bytes)", out, len(png))
+	}
+}

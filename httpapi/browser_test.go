@@ -301,13 +301,20 @@ func TestSimulatorInBrowser(t *testing.T) {
 		return err == nil && p.Location == "bedroom", fmt.Sprintf("%+v %v", p, err)
 	})
 
-	// Open the heater's panel, set its power level to 1 and save.
-	if err := click(ctx, `[data-testid="device-heater"] .icon`); err != nil {
-		t.Fatal(err)
-	}
+	// Open the heater's panel, set its power level to 1 and save. The plan is
+	// redrawn as live events arrive, so a click that lands during a redraw
+	// is retried until the panel shows.
+	eventually(t, ctx, "the heater's panel opens", func() (bool, string) {
+		if err := click(ctx, `[data-testid="device-heater"] .icon`); err != nil {
+			return false, err.Error()
+		}
+		try, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		err := chromedp.Do(try, chromedp.WaitVisible(byTestID("device-panel")))
+		return err == nil, fmt.Sprint(err)
+	})
 	power := byTestID("prop-heater.powerLevel")
 	if err := chromedp.Do(ctx,
-		chromedp.WaitVisible(byTestID("device-panel")),
 		chromedp.WaitVisible(power),
 		chromedp.SetValue(power, ""),
 		chromedp.SendKeys(power, "1"),

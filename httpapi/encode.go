@@ -198,6 +198,29 @@ func (o object) truncated(name string) (*int64, error) {
 	return &n, nil
 }
 
+// strInto decodes the named string fields into dst, leaving absent ones.
+func (o object) strInto(dst map[string]*string) error {
+	for name, p := range dst {
+		v, err := o.str(name)
+		if err != nil {
+			return err
+		}
+		if v != nil {
+			*p = *v
+		}
+	}
+	return nil
+}
+
+// position decodes positionX and positionY, each nil when absent.
+func (o object) position() (x, y *int, err error) {
+	if x, err = o.coordinate("positionX"); err != nil {
+		return nil, nil, err
+	}
+	y, err = o.coordinate("positionY")
+	return x, y, err
+}
+
 // values decodes a field holding an object of arbitrary JSON values.
 func (o object) values(name string) (map[string]any, error) {
 	raw := o.raw(name)

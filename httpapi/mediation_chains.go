@@ -106,16 +106,13 @@ func (s *server) handleComponentIDs() http.Handler {
 func (s *server) handleComponentCommand() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
 		p, err := readParams(w, r, s.maxBody)
+		var args []string
+		if err == nil {
+			args, err = p.getAll("command", "from", "to")
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return
-		}
-		var args [3]string
-		for i, n := range []string{"command", "from", "to"} {
-			if args[i], err = p.get(n); err != nil {
-				writeError(w, r, err)
-				return
-			}
 		}
 		command, from, to := strings.ToLower(args[0]), args[1], args[2]
 		if command != "copy" && command != "replace" {
@@ -156,16 +153,13 @@ func (s *server) handleBindingList() http.Handler {
 func (s *server) handleBind() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
 		p, err := readParams(w, r, s.maxBody)
+		var args []string
+		if err == nil {
+			args, err = p.getAll("from", "to", "linker")
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return
-		}
-		var args [3]string
-		for i, n := range []string{"from", "to", "linker"} {
-			if args[i], err = p.get(n); err != nil {
-				writeError(w, r, err)
-				return
-			}
 		}
 		if args[0] == "" || args[1] == "" {
 			writeError(w, r, invalidf("parameters \"from\" and \"to\" are required, as <component>:<port>"))

@@ -103,6 +103,19 @@ func (p params) get(name string) (string, error) {
 	return p.values.Get(name), nil
 }
 
+// getAll returns the named string parameters, in order.
+func (p params) getAll(names ...string) ([]string, error) {
+	out := make([]string, len(names))
+	for i, n := range names {
+		v, err := p.get(n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // has reports whether the parameter was sent at all.
 func (p params) has(name string) bool {
 	if v, ok := p.json[name]; ok && v != nil {

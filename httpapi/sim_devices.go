@@ -49,22 +49,10 @@ func deviceSpec(o object) (spec sim.DeviceSpec, err error) {
 	if spec.ID == "" {
 		return spec, invalidf("field \"deviceId\" (or \"id\") is required")
 	}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"name", &spec.Name}, {"type", &spec.Type}} {
-		v, err := o.str(f.name)
-		if err != nil {
-			return spec, err
-		}
-		if v != nil {
-			*f.dst = *v
-		}
-	}
-	if spec.PositionX, err = o.coordinate("positionX"); err != nil {
+	if err = o.strInto(map[string]*string{"name": &spec.Name, "type": &spec.Type}); err != nil {
 		return spec, err
 	}
-	if spec.PositionY, err = o.coordinate("positionY"); err != nil {
+	if spec.PositionX, spec.PositionY, err = o.position(); err != nil {
 		return spec, err
 	}
 	spec.Properties, err = o.values("properties")

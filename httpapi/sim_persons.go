@@ -37,22 +37,10 @@ func personSpec(o object) (spec sim.PersonSpec, err error) {
 	if spec.ID == "" {
 		return spec, invalidf("field \"personId\" (or \"id\") is required")
 	}
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"name", &spec.Name}, {"type", &spec.Type}} {
-		v, err := o.str(f.name)
-		if err != nil {
-			return spec, err
-		}
-		if v != nil {
-			*f.dst = *v
-		}
-	}
-	if spec.PositionX, err = o.coordinate("positionX"); err != nil {
+	if err = o.strInto(map[string]*string{"name": &spec.Name, "type": &spec.Type}); err != nil {
 		return spec, err
 	}
-	spec.PositionY, err = o.coordinate("positionY")
+	spec.PositionX, spec.PositionY, err = o.position()
 	return spec, err
 }
 

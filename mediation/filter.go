@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Limits of ParseFilter.
@@ -78,22 +77,11 @@ type Filter struct {
 // Consecutive wildcards collapse into one, and a value made only of
 // wildcards is a presence test.
 func ParseFilter(s string) (*Filter, error) {
-	if len(s) > fltMaxInput {
-		return nil, fmt.Errorf("filter: input of %d bytes is longer than the limit of %d bytes at offset %d: %w",
-			len(s), fltMaxInput, fltMaxInput, ErrInvalid)
+	sc, err := newScanner("filter", s, fltMaxInput)
+	if err != nil {
+		return nil, err
 	}
-	if !utf8.ValidString(s) {
-		off := 0
-		for off < len(s) {
-			r, n := utf8.DecodeRuneInString(s[off:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			off += n
-		}
-		return nil, fmt.Errorf("filter: invalid UTF-8 at offset %d: %w", off, ErrInvalid)
-	}
-	p := &fltParser{scanner{what: "filter", s: s}}
+	p := &fltParser{sc}
 	p.skipSpace()
 	if p.eof() {
 		return nil, p.errorf("empty filter at offset %d", p.off)

@@ -49,22 +49,11 @@ const (
 // 1 MiB are rejected.
 // Every error wraps ErrInvalid and gives the byte offset of the fault.
 func ParseProperties(s string) (map[string]any, error) {
-	if len(s) > propMaxInput {
-		return nil, fmt.Errorf("properties: input of %d bytes is longer than the limit of %d bytes at offset %d: %w",
-			len(s), propMaxInput, propMaxInput, ErrInvalid)
+	sc, err := newScanner("properties", s, propMaxInput)
+	if err != nil {
+		return nil, err
 	}
-	if !utf8.ValidString(s) {
-		off := 0
-		for off < len(s) {
-			r, n := utf8.DecodeRuneInString(s[off:])
-			if r == utf8.RuneError && n <= 1 {
-				break
-			}
-			off += n
-		}
-		return nil, fmt.Errorf("properties: invalid UTF-8 at offset %d: %w", off, ErrInvalid)
-	}
-	p := &propParser{scanner{what: "properties", s: s}}
+	p := &propParser{sc}
 	p.skipSpace()
 	if p.eof() {
 		return map[string]any{}, nil

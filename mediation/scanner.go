@@ -6,6 +6,27 @@ import (
 	"unicode/utf8"
 )
 
+// newScanner checks the input of a parser (at most max bytes, valid UTF-8)
+// and returns a scanner at its start.
+func newScanner(what, s string, max int) (scanner, error) {
+	if len(s) > max {
+		return scanner{}, fmt.Errorf("%s: input of %d bytes is longer than the limit of %d bytes at offset %d: %w",
+			what, len(s), max, max, ErrInvalid)
+	}
+	if !utf8.ValidString(s) {
+		off := 0
+		for off < len(s) {
+			r, n := utf8.DecodeRuneInString(s[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return scanner{}, fmt.Errorf("%s: invalid UTF-8 at offset %d: %w", what, off, ErrInvalid)
+	}
+	return scanner{what: what, s: s}, nil
+}
+
 // scanner is the position of a hand-written parser in its input, shared by
 // the properties and filter parsers.
 type scanner struct {

@@ -164,12 +164,16 @@ func (ch *Chain) Start() error {
 		return fmt.Errorf("%w: engine closed", ErrConflict)
 	}
 	ch.state.Store(stStarted)
-	for _, b := range ch.bindings {
-		b.link.Start()
-	}
+	// Components first, links last: a queue link starts delivering at once,
+	// and startTicker and flushNow take each component's lock; started
+	// first, a link could be inside a component (whose processing may take
+	// any time) while Start waits for its lock.
 	for _, c := range ch.order {
 		c.startTicker()
 		c.flushNow()
+	}
+	for _, b := range ch.bindings {
+		b.link.Start()
 	}
 	return nil
 }

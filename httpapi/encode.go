@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -55,10 +56,7 @@ func formatBytes(n int64) string {
 	return itoa(n) + " bytes"
 }
 
-func itoa(n int64) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // object is a JSON object whose fields are decoded one at a time, so that an
 // absent field can be told from a zero one and each bad field gets its own

@@ -9,30 +9,15 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
-// chainOf returns the chain named in the path.
+// chainOf returns the chain named in the path. The engine judges the id: a
+// malformed one is invalid (400), an unknown one not found (404).
 func (s *server) chainOf(r *http.Request) (*mediation.Chain, error) {
-	id := mux.Vars(r)["chain"]
-	if !mediation.ValidID(id) {
-		return nil, invalidf("chain id %q is not valid: use 1 to 128 letters, digits and -_.:", truncateID(id))
-	}
-	return s.engine.Chain(id)
+	return s.engine.Chain(mux.Vars(r)["chain"])
 }
 
-// componentID returns the component id of the path, checked.
-func componentID(r *http.Request) (string, error) {
-	id := mux.Vars(r)["id"]
-	if !mediation.ValidID(id) {
-		return "", invalidf("component id %q is not valid: use 1 to 128 letters, digits and -_.:", truncateID(id))
-	}
-	return id, nil
-}
-
-func truncateID(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
-}
+// componentID returns the component id of the path; the chain's methods
+// judge it.
+func componentID(r *http.Request) string { return mux.Vars(r)["id"] }
 
 // withChain adapts a handler that needs the path's chain.
 func (s *server) withChain(h func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain)) http.Handler {
@@ -116,14 +101,12 @@ func (s *server) handleComponentCommand() http.Handler {
 		}
 		command, from, to := strings.ToLower(args[0]), args[1], args[2]
 		if command != "copy" && command != "replace" {
-			writeError(w, r, invalidf("command must be \"copy\" or \"replace\", not %q", truncateID(args[0])))
+			writeError(w, r, invalidf("command must be \"copy\" or \"replace\", not %q", args[0]))
 			return
 		}
-		for _, id := range []struct{ name, v string }{{"from", from}, {"to", to}} {
-			if !mediation.ValidID(id.v) {
-				writeError(w, r, invalidf("parameter %q must be a component id, not %q", id.name, truncateID(id.v)))
-				return
-			}
+		if from == "" || to == "" {
+			writeError(w, r, invalidf("parameters \"from\" and \"to\" are required"))
+			return
 		}
 		if command == "copy" {
 			c, err := ch.Copy(from, to)

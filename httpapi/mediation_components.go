@@ -19,10 +19,7 @@ func (s *server) handleComponentGet(kind mediation.Kind) http.Handler {
 
 // component finds the path's component, of the given kind unless kind is "".
 func (s *server) component(r *http.Request, ch *mediation.Chain, kind mediation.Kind) (mediation.ComponentInfo, error) {
-	id, err := componentID(r)
-	if err != nil {
-		return mediation.ComponentInfo{}, err
-	}
+	id := componentID(r)
 	c, err := ch.Component(id)
 	if err != nil {
 		return c, err
@@ -50,33 +47,35 @@ func article(k mediation.Kind) string {
 	return ""
 }
 
-// handleComponentCreate creates a component whose type comes from the path
-// (/mediator/<TYPE>/<ID>) or, when the path has none, from the "type"
-// parameter (/mediators/<ID>).
-func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
+// withComponentParams adapts a handler that needs the path's chain and
+// component id and the request's parameters.
+func (s *server) withComponentParams(h func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, id string, p params)) http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		id, err := componentID(r)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
 		p, err := readParams(w, r, s.maxBody)
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
+		h(w, r, ch, componentID(r), p)
+	})
+}
+
+// handleComponentCreate creates a component whose type comes from the path
+// (/mediator/<TYPE>/<ID>) or, when the path has none, from the "type"
+// parameter (/mediators/<ID>).
+func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
+	return s.withComponentParams(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, id string, p params) {
 		typ, ok := mux.Vars(r)["type"]
+		var err error
 		if !ok {
-			if typ, err = p.get("type"); err != nil {
-				writeError(w, r, err)
-				return
-			}
-			if typ == "" {
-				writeError(w, r, invalidf("parameter \"type\" is required"))
-				return
+			if typ, err = p.get("type"); err == nil && typ == "" {
+				err = invalidf("parameter \"type\" is required")
 			}
 		}
-		props, err := p.properties()
+		var props map[string]any
+		if err == nil {
+			props, err = p.properties()
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -89,17 +88,7 @@ func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 // handleComponentUpdate merges the "properties" parameter into the
 // component's properties.
 func (s *server) handleComponentUpdate() http.Handler {
-	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		id, err := componentID(r)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		p, err := readParams(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
+	return s.withComponentParams(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, id string, p params) {
 		if !p.has("properties") {
 			writeError(w, r, invalidf("parameter \"properties\" is required"))
 			return

@@ -52,17 +52,12 @@ func (s *server) handleRuntimeComponent() http.Handler {
 // the content as a string, and prop.<name> fields become properties.
 func (s *server) handleDataIn() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		id, err := componentID(r)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
 		m, err := s.readMessage(w, r)
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		respondEmpty(w, r, ch.Send(id, m))
+		respondEmpty(w, r, ch.Send(componentID(r), m))
 	})
 }
 
@@ -130,12 +125,7 @@ func isForm(body []byte) bool {
 // handleDataOut answers the messages a rest-out adapter kept, oldest first.
 func (s *server) handleDataOut() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		id, err := componentID(r)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		msgs, err := ch.Messages(id)
+		msgs, err := ch.Messages(componentID(r))
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -96,29 +96,23 @@ func (s *server) handleScriptSource() http.Handler {
 
 // handleScriptState plays, pauses or stops a script: {"state": ...}.
 func (s *server) handleScriptState() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := pathID(r)
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if err := o.checkPathID(id, "id"); err != nil {
-			writeError(w, r, err)
-			return
-		}
-		state, err := o.str("state")
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if state == nil {
-			writeError(w, r, invalidf("field \"state\" is required: \"started\", \"paused\" or \"stopped\""))
-			return
-		}
-		info, err := s.home.SetScriptState(id, *state)
-		respond(w, r, info, err)
-	})
+	return handleBody(s, scriptState, s.home.SetScriptState)
+}
+
+// scriptState reads {"state": "started"|"paused"|"stopped"}; the player
+// judges the value.
+func scriptState(id string, o object) (string, error) {
+	if err := o.checkPathID(id, "id"); err != nil {
+		return "", err
+	}
+	state, err := o.str("state")
+	if err == nil && state == nil {
+		err = invalidf("field \"state\" is required: \"started\", \"paused\" or \"stopped\"")
+	}
+	if err != nil {
+		return "", err
+	}
+	return *state, nil
 }
 
 // handleScriptCreate uploads a script ({"id", "content"}), or with only

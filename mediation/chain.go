@@ -59,7 +59,10 @@ func (ch *Chain) gone() error { return fmt.Errorf("%w: chain %q was deleted", Er
 // find returns the component of that id; ch.mu is held.
 func (ch *Chain) find(id string) (*comp, error) {
 	if c := (*ch.comps.Load())[id]; c != nil {
-		return c, nil
+		return c, nil // stored ids were checked when created: no check on the hot path
+	}
+	if err := checkID("component", id); err != nil {
+		return nil, err
 	}
 	return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
 }
@@ -340,7 +343,8 @@ func newUUID() string {
 }
 
 // Component returns a snapshot of component id, or an error wrapping
-// ErrNotFound.
+// ErrNotFound (ErrInvalid for a malformed id; as every method naming a
+// component).
 func (ch *Chain) Component(id string) (ComponentInfo, error) {
 	if err := ch.lock(); err != nil {
 		return ComponentInfo{}, err
@@ -827,9 +831,9 @@ func (ch *Chain) Send(id string, m Message) error {
 	if ch.deleted.Load() {
 		return ch.gone()
 	}
-	c := (*ch.comps.Load())[id]
-	if c == nil {
-		return fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+	c, err := ch.find(id)
+	if err != nil {
+		return err
 	}
 	if !c.injectable.Load() {
 		return fmt.Errorf("%w: component %s (%s) does not accept messages", ErrInvalid, id, c.typ.Name)
@@ -838,7 +842,6 @@ func (ch *Chain) Send(id string, m Message) error {
 		return fmt.Errorf("%w: chain %s is not started", ErrConflict, ch.id)
 	}
 	c.mu.Lock()
-	var err error
 	switch {
 	case c.removed:
 		err = fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
@@ -862,9 +865,9 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 	if ch.deleted.Load() {
 		return nil, ch.gone()
 	}
-	c := (*ch.comps.Load())[id]
-	if c == nil {
-		return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+	c, err := ch.find(id)
+	if err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

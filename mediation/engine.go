@@ -89,8 +89,12 @@ func (e *Engine) CreateChain(id string) (*Chain, error) {
 	return ch, nil
 }
 
-// Chain returns the chain of that id, or an error wrapping ErrNotFound.
+// Chain returns the chain of that id, or an error wrapping ErrNotFound, or
+// ErrInvalid for a malformed id.
 func (e *Engine) Chain(id string) (*Chain, error) {
+	if err := checkID("chain", id); err != nil {
+		return nil, err
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	ch := e.chains[id]

@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -125,5 +126,28 @@ func TestValidID(t *testing.T) {
 				t.Errorf("ValidID(%q) = %v, want %v", tt.id, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMalformedIDsAreInvalid: a malformed id is invalid, not merely absent,
+// wherever the engine looks one up.
+func TestMalformedIDsAreInvalid(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch, _ := e.CreateChain("c")
+	ch.Start()
+	_, errChain := e.Chain("a b")
+	_, errComp := ch.Component("a/b")
+	_, errMsgs := ch.Messages("")
+	for name, err := range map[string]error{
+		"Chain": errChain, "Component": errComp, "Messages": errMsgs,
+		"Send": ch.Send("a b", mediation.Message{}), "Copy": func() error { _, err := ch.Copy("a b", "x"); return err }(),
+	} {
+		if !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("%s with a malformed id = %v, want ErrInvalid", name, err)
+		}
+	}
+	if _, err := ch.Component("absent"); !errors.Is(err, mediation.ErrNotFound) {
+		t.Errorf("Component(absent) = %v, want ErrNotFound", err)
 	}
 }

@@ -131,9 +131,16 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	defer h.deliver()
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.setClockLocked(u), nil
+}
+
+// setClockLocked applies a valid change to the clock: the schedule moves
+// with a new start date, clock-modified is published when anything changed
+// (setting the start date always restarts time), and the live driver looks
+// again. It returns the clock after the change.
+func (h *Home) setClockLocked(u ClockUpdate) Clock {
 	now := h.wall.Now()
-	before := h.clock
-	beforeNow := h.clock.nowMillis(now)
+	before, beforeNow := h.clock, h.clock.nowMillis(now)
 	h.clock.apply(now, u)
 	if u.StartDate != nil {
 		h.shiftTimersLocked(h.clock.nowMillis(now) - beforeNow)
@@ -143,7 +150,7 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	if h.clock.start != before.start || h.clock.factor != before.factor || h.clock.paused != before.paused || u.StartDate != nil {
 		h.publishLocked(Event{Type: EventClockModified, Clock: &c})
 	}
-	return c, nil
+	return c
 }
 
 // Reset removes every zone, device and person; the clock is kept.

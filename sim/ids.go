@@ -68,8 +68,6 @@ func checkName(what, s string) error { return checkText(what, s, false, MaxNameL
 // checkKey validates a property or variable name.
 func checkKey(what, s string) error { return checkText(what, s, false, MaxIDLength) }
 
-func checkZoneCoord(name string, v int) error { return checkPosition(name, v) }
-
 func checkPosition(name string, v int) error {
 	if v < -MaxCoordinate || v > MaxCoordinate {
 		return invalidf("%s must be between %d and %d, not %d", name, -MaxCoordinate, MaxCoordinate, v)

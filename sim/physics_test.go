@@ -326,6 +326,26 @@ func TestPresenceAndMotion(t *testing.T) {
 	if diff := cmp.Diff([]string{"enter", "move", "leave"}, motions); diff != "" {
 		t.Errorf("motion events (-want +got):\n%s", diff)
 	}
+
+	// A faulty motion sensor emits nothing; repaired, it does again.
+	mustUpdateDevice(t, h, "ms", sim.DeviceUpdate{Fault: ptr("yes")})
+	mustUpdatePerson(t, h, "al", sim.PersonUpdate{Location: ptr("hall")})
+	count := func() (n int) {
+		for _, e := range drain(t, sub) {
+			if e.Type == sim.EventDeviceEvent {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Errorf("a faulty motion sensor emitted %d events", n)
+	}
+	mustUpdateDevice(t, h, "ms", sim.DeviceUpdate{Fault: ptr("no")})
+	mustUpdatePerson(t, h, "al", sim.PersonUpdate{PositionX: ptr(30)})
+	if n := count(); n != 1 {
+		t.Errorf("a repaired motion sensor emitted %d events for one move, want 1", n)
+	}
 }
 
 func mustUpdatePerson(tb testing.TB, h *sim.Home, id string, u sim.PersonUpdate) sim.Person {

@@ -205,18 +205,6 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 	return p.info(h.loc), nil
 }
 
-func (h *Home) setClockLocked(u ClockUpdate) {
-	now := h.wall.Now()
-	before := h.clock.nowMillis(now)
-	h.clock.apply(now, u)
-	if u.StartDate != nil {
-		h.shiftTimersLocked(h.clock.nowMillis(now) - before)
-	}
-	c := h.clock.snapshot(now, h.loc)
-	h.publishLocked(Event{Type: EventClockModified, Clock: &c})
-	h.wakeDriver()
-}
-
 func (h *Home) startScriptLocked(p *playerScript) {
 	s := p.script
 	u := ClockUpdate{Factor: &s.Factor, Pause: new(bool)}
@@ -291,7 +279,7 @@ func (h *Home) pauseScriptLocked(p *playerScript) {
 	h.cancelActionsLocked(p)
 	p.paused = h.nowLocked()
 	p.state = ScriptPaused
-	h.setClockLocked(ClockUpdate{Pause: ptrTo(true)})
+	h.setClockLocked(ClockUpdate{Pause: new(true)})
 	h.publishScriptLocked(EventScriptPaused, p)
 }
 
@@ -308,8 +296,6 @@ func (h *Home) stopScriptLocked(p *playerScript) {
 	p.state = ScriptStopped
 	h.publishScriptLocked(EventScriptStopped, p)
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // SaveScript saves the current home as a script of the player under id: a
 // script that, played on any home, restores this one (see [WriteScript]).

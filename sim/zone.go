@@ -67,7 +67,7 @@ func checkZoneGeometry(z *Zone) error {
 		name string
 		v    int
 	}{{"leftX", z.LeftX}, {"topY", z.TopY}, {"rightX", z.RightX}, {"bottomY", z.BottomY}} {
-		if err := checkZoneCoord(c.name, c.v); err != nil {
+		if err := checkPosition(c.name, c.v); err != nil {
 			return err
 		}
 	}

@@ -7,11 +7,19 @@
 //     (ids), "kinds" (such as Thermometer), "zone" (a zone id: the device's
 //     location), "property" (a property name). The content is {"device",
 //     "property", "value"}; the properties are deviceId, type, location,
-//     property and time (simulated ms).
+//     property and time (simulated ms). With "current" true it is level- as
+//     well as edge-triggered: it also emits the current value of every
+//     selected property of every selected device when its chain starts and
+//     when a binding from it is added to a started chain (the message
+//     properties then include current=true), so a chain acts on the home
+//     as it is.
 //   - device-out (out-only, in port "in") applies each message to a device:
 //     the content {"device", "property", "value"}, or else the message's
 //     properties of those names. The adapter's own "device", "property" and
-//     "value" properties, when set, fix them instead.
+//     "value" properties, when set, fix them instead. The change is applied
+//     at the current simulated time through the home's scheduler: live, as
+//     soon as the driver runs; under [sim.Home.Advance], by the next call to
+//     Advance (or RunUntil), not before it.
 //
 // Both validate their properties when created (an unknown device, kind or
 // zone, a derived property: an error of kind mediation.ErrInvalid, 400 over
@@ -35,6 +43,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -68,7 +77,7 @@ func New(home *sim.Home, engine *mediation.Engine) (*Bridge, error) {
 	reg := engine.Registry()
 	if err := reg.Register(mediation.Type{
 		Name: DeviceIn, Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
-		Properties: map[string]any{"devices": []any{}, "kinds": []any{}, "zone": "", "property": ""},
+		Properties: map[string]any{"devices": []any{}, "kinds": []any{}, "zone": "", "property": "", "current": false},
 		Doc:        "Emits a message for each change of a selected device property of the simulated home.",
 		New:        b.newDeviceIn,
 	}); err != nil {
@@ -134,20 +143,34 @@ type selection struct {
 	kinds    []string // canonical types, such as iCasa.Thermometer
 	zone     string
 	property string
+	current  bool // announce the current values too
 }
 
 func (s selection) matches(e sim.Event) bool {
-	d := e.Device
+	return e.Device != nil && s.selects(e.Device) && (s.property == "" || e.Property == s.property)
+}
+
+// selects reports whether the selection takes device d.
+func (s selection) selects(d *sim.Device) bool {
 	switch {
-	case d == nil:
-		return false
 	case len(s.devices) > 0 && !slices.Contains(s.devices, d.ID),
 		len(s.kinds) > 0 && !slices.Contains(s.kinds, d.Type),
-		s.zone != "" && d.Location != s.zone,
-		s.property != "" && e.Property != s.property:
+		s.zone != "" && d.Location != s.zone:
 		return false
 	}
 	return true
+}
+
+// message makes the message of a device-in adapter for the value of
+// property of device d at simulated time t (ms).
+func message(d *sim.Device, property string, value any, t int64) mediation.Message {
+	return mediation.Message{
+		Content: map[string]any{"device": d.ID, "property": property, "value": value},
+		Properties: map[string]any{
+			"deviceId": d.ID, "type": d.Type, "location": d.Location,
+			"property": property, "time": t,
+		},
+	}
 }
 
 // deviceIn is one device-in adapter.
@@ -169,7 +192,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 		return nil, err
 	}
 	for _, n := range names {
-		k, err := sim.LookupKind(n)
+		k, err := b.home.Kinds().Lookup(n)
 		if err != nil {
 			return nil, fmt.Errorf("property \"kinds\": %w", err)
 		}
@@ -197,6 +220,13 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	}
 	if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
 		return nil, err
+	}
+	switch v := props["current"].(type) {
+	case nil:
+	case bool:
+		sel.current = v
+	default:
+		return nil, fmt.Errorf("property \"current\" must be a boolean")
 	}
 	in := &deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}
 	b.mu.Lock()
@@ -233,6 +263,34 @@ func (in *deviceIn) Inject(m mediation.Message, out mediation.Emitter) error {
 	return nil
 }
 
+// Announce emits the current value of every selected property of every
+// selected device, in the home's order, when the adapter was asked to.
+func (in *deviceIn) Announce(out mediation.Emitter) error {
+	if !in.sel.current {
+		return nil
+	}
+	now := in.b.home.Now().UnixMilli()
+	for _, d := range in.b.home.Devices() {
+		if !in.sel.selects(&d) {
+			continue
+		}
+		names := []string{in.sel.property}
+		if in.sel.property == "" {
+			names = slices.Sorted(maps.Keys(d.Properties))
+		}
+		for _, p := range names {
+			v, ok := d.Properties[p]
+			if !ok {
+				continue
+			}
+			m := message(&d, p, v, now)
+			m.Properties["current"] = true
+			out.Emit("out", m)
+		}
+	}
+	return nil
+}
+
 // Close stops the adapter being fed.
 func (in *deviceIn) Close() error {
 	in.b.mu.Lock()
@@ -262,13 +320,7 @@ func (b *Bridge) observe(e sim.Event) {
 		if err != nil {
 			continue
 		}
-		m := mediation.Message{
-			Content: map[string]any{"device": e.DeviceID, "property": e.Property, "value": e.Value},
-			Properties: map[string]any{
-				"deviceId": e.DeviceID, "type": e.Device.Type, "location": e.Device.Location,
-				"property": e.Property, "time": e.Time,
-			},
-		}
+		m := message(e.Device, e.Property, e.Value, e.Time)
 		if err := ch.Send(in.id, m); err != nil && !errors.Is(err, mediation.ErrConflict) {
 			continue // removed meanwhile: nothing to feed
 		}
@@ -346,7 +398,7 @@ func (b *Bridge) settable(id, prop string) error {
 	if prop == sim.PropLocation {
 		return fmt.Errorf("property %q is derived from the position and cannot be set", prop)
 	}
-	k, _ := sim.LookupKind(d.Type)
+	k, _ := b.home.Kinds().Lookup(d.Type)
 	if spec, ok := k.Property(prop); ok && spec.Derived {
 		return fmt.Errorf("property %q of %s devices is derived by the simulation and cannot be set", prop, k.Name)
 	}

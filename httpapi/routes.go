@@ -27,6 +27,7 @@ func (s *server) routes(r *mux.Router, p, m string) {
 
 	r.Handle(p+"/devices/devices", methods{"GET": s.handleDeviceList()})
 	r.Handle(p+"/devices/deviceTypes", methods{"GET": s.handleDeviceTypes()})
+	r.Handle(p+"/devices/kinds", methods{"GET": s.handleKinds()})
 	r.Handle(p+"/devices/device", methods{"POST": s.handleDeviceCreate()})
 	r.Handle(p+"/devices/device/{id}", methods{
 		"GET":    s.handleDeviceGet(),
@@ -52,6 +53,11 @@ func (s *server) routes(r *mux.Router, p, m string) {
 		"DELETE": s.handlePersonDelete(),
 	})
 
+	r.Handle(p+"/environment", methods{
+		"GET":  s.handleEnvironmentGet(),
+		"PUT":  s.handleEnvironmentUpdate(),
+		"POST": s.handleEnvironmentUpdate(),
+	})
 	r.Handle(p+"/simulation", methods{"DELETE": s.handleSimulationReset()})
 	r.Handle(p+"/scriptPlayer/scripts", methods{"GET": s.handleScriptList()})
 	r.Handle(p+"/scriptPlayer/script", methods{"POST": s.handleScriptCreate()})

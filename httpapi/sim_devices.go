@@ -15,7 +15,7 @@ type deviceType struct {
 
 func (s *server) handleDeviceTypes() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		kinds := sim.Kinds()
+		kinds := s.home.DeviceKinds()
 		out := make([]deviceType, len(kinds))
 		for i, k := range kinds {
 			out[i] = deviceType{ID: k.Type(), Name: k.Name, Services: k.Services()}

@@ -24,23 +24,24 @@ const (
 // envelope is the JSON of one event: the iCasa envelope {eventType, id,
 // time} and the payload of its kind. time is the simulated time in ms.
 type envelope struct {
-	EventType string          `json:"eventType"`
-	ID        string          `json:"id"`
-	Time      int64           `json:"time"`
-	ZoneID    string          `json:"zoneId,omitempty"`
-	Zone      *sim.Zone       `json:"zone,omitempty"`
-	DeviceID  string          `json:"deviceId,omitempty"`
-	Device    *sim.Device     `json:"device,omitempty"`
-	PersonID  string          `json:"personId,omitempty"`
-	Person    *sim.Person     `json:"person,omitempty"`
-	Clock     *sim.Clock      `json:"clock,omitempty"`
-	ScriptID  string          `json:"scriptId,omitempty"`
-	Script    *sim.ScriptInfo `json:"script,omitempty"`
-	Variable  string          `json:"variable,omitempty"`
-	Property  string          `json:"property,omitempty"`
-	Value     any             `json:"value,omitempty"`
-	OldValue  any             `json:"oldValue,omitempty"`
-	EventData any             `json:"event-data,omitempty"`
+	EventType string           `json:"eventType"`
+	ID        string           `json:"id"`
+	Time      int64            `json:"time"`
+	ZoneID    string           `json:"zoneId,omitempty"`
+	Zone      *sim.Zone        `json:"zone,omitempty"`
+	DeviceID  string           `json:"deviceId,omitempty"`
+	Device    *sim.Device      `json:"device,omitempty"`
+	PersonID  string           `json:"personId,omitempty"`
+	Person    *sim.Person      `json:"person,omitempty"`
+	Clock     *sim.Clock       `json:"clock,omitempty"`
+	Env       *sim.Environment `json:"environment,omitempty"`
+	ScriptID  string           `json:"scriptId,omitempty"`
+	Script    *sim.ScriptInfo  `json:"script,omitempty"`
+	Variable  string           `json:"variable,omitempty"`
+	Property  string           `json:"property,omitempty"`
+	Value     any              `json:"value,omitempty"`
+	OldValue  any              `json:"oldValue,omitempty"`
+	EventData any              `json:"event-data,omitempty"`
 }
 
 // frame encodes e as one Server-Sent Event.
@@ -48,7 +49,7 @@ func frame(e sim.Event) []byte {
 	env := envelope{
 		EventType: string(e.Type), ID: strconv.FormatUint(e.Seq, 10), Time: e.Time,
 		ZoneID: e.ZoneID, Zone: e.Zone, DeviceID: e.DeviceID, Device: e.Device,
-		PersonID: e.PersonID, Person: e.Person, Clock: e.Clock,
+		PersonID: e.PersonID, Person: e.Person, Clock: e.Clock, Env: e.Environment,
 		ScriptID: e.ScriptID, Script: e.Script,
 	}
 	switch {

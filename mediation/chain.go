@@ -178,6 +178,9 @@ func (ch *Chain) Start() error {
 	for _, b := range ch.bindings {
 		b.link.Start()
 	}
+	for _, c := range ch.order {
+		c.announce()
+	}
 	return nil
 }
 
@@ -779,6 +782,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	ch.rebuildRoutes(fc)
 	if ch.state.Load() == stStarted {
 		link.Start()
+		fc.announce()
 	}
 	return b.info(), nil
 }

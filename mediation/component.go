@@ -179,6 +179,17 @@ type Periodic interface {
 	Tick(now time.Time, out Emitter) error
 }
 
+// Announcer is implemented by components that have something to tell new
+// listeners, such as a device-in adapter's current readings, so that a chain
+// acts on the state things are in and not only on later changes. The
+// runtime calls Announce when the chain starts (once every link is started)
+// and when a binding from the component is added to a started chain, under
+// the component's serialisation (implementations need not be safe for
+// concurrent use).
+type Announcer interface {
+	Announce(out Emitter) error
+}
+
 // Porter is implemented by components whose ports depend on their
 // properties, such as the router. When implemented, its ports replace the
 // ones declared by the Type for binding validation and ComponentInfo. The

@@ -364,6 +364,23 @@ func (c *comp) onTick(now time.Time) {
 	}
 }
 
+// announce runs an Announcer; ch.mu is held and the chain is started.
+func (c *comp) announce() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	a, ok := c.impl.(Announcer)
+	if !ok || c.removed {
+		return
+	}
+	if c.npend.Load() != 0 {
+		c.flushLocked()
+	}
+	defer c.recoverPanic()
+	if err := a.Announce(c); err != nil {
+		c.nErrors.Add(1)
+	}
+}
+
 // stopTicker stops the ticks and waits for the goroutine; ch.mu is held.
 func (c *comp) stopTicker() {
 	if c.tick == nil {

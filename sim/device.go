@@ -34,11 +34,19 @@ type Device struct {
 // device is a Device with its kind and simulation state.
 type device struct {
 	Device
-	kind   Kind
+	kind   Kind           // as the home's physics sees it
 	zone   *Zone          // the zone holding the device; nil outside every zone
-	timer  *timer         // the periodic update of a heater or cooler
+	timer  *timer         // the contract model's periodic heat update
+	ticker *timer         // the behaviour's Tick
 	frozen map[string]any // readings kept while the sensor is faulty
-	power  float64        // net heating power of an active heater (+) or cooler (-), W
+
+	// What the physics caches of an active device, from its behaviour
+	// (zero, or -Inf for noise, while deactivated): see refresh.
+	heat        float64 // W added to (+) or removed from (-) the zone
+	light       float64 // W turned into light
+	consumption float64 // W drawn
+	opening     float64 // m² open to the outdoors
+	noise       float64 // dB
 }
 
 // snapshot returns the device as clients see it, with its live readings.
@@ -107,10 +115,11 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	if err := checkID("device", spec.ID); err != nil {
 		return Device{}, err
 	}
-	kind, err := LookupKind(spec.Type)
+	kind, err := h.kinds.Lookup(spec.Type)
 	if err != nil {
 		return Device{}, err
 	}
+	kind = kind.forPhysics(h.physics)
 	d := &device{kind: kind, Device: Device{
 		ID: spec.ID, Name: spec.Name, Type: kind.Type(),
 		PositionX: -1, PositionY: -1,
@@ -148,11 +157,11 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	h.placeDeviceLocked(d)
 	d.refresh()
 	h.devices.add(d.ID, d)
-	if d.kind.Name == "PresenceSensor" || d.kind.Name == "MotionSensor" {
+	if d.kind.Behavior.Persons != nil {
 		h.sensors = append(h.sensors, d)
 	}
 	h.publishDeviceLocked(EventDeviceAdded, d)
-	h.startTimerLocked(d)
+	h.startTimersLocked(d)
 	h.settleDeviceLocked(d, nil)
 	return d.snapshot(), nil
 }
@@ -200,6 +209,9 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.publishDeviceDiffLocked(old, cur)
 	h.retimeLocked(cur)
 	h.settleDeviceLocked(cur, from)
+	if changed := cur.kind.Behavior.Changed; changed != nil {
+		changed(&DeviceContext{h: h, d: cur, live: true}, old.Properties)
+	}
 	return cur.snapshot(), nil
 }
 
@@ -221,7 +233,7 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 	}
 	next = cur.clone()
 	if u.Type != nil {
-		k, err := LookupKind(*u.Type)
+		k, err := h.kinds.Lookup(*u.Type)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -283,11 +295,9 @@ func (h *Home) DeleteDevice(id string) error {
 	}
 	h.devices.remove(id)
 	h.sensors = slices.DeleteFunc(h.sensors, func(s *device) bool { return s == d })
-	h.cancelLocked(d.timer)
+	h.cancelDeviceTimersLocked(d)
 	h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: id})
-	if d.isLight() {
-		h.relightLocked(d.zone)
-	}
+	h.settleZoneEffectsLocked(d, d.zone)
 	return nil
 }
 
@@ -424,29 +434,10 @@ func (h *Home) placeDeviceLocked(d *device) bool {
 	} else {
 		d.Properties[PropLocation] = loc
 	}
-	if _, ok := d.kind.Property(PropMaxIlluminance); ok {
-		mi := 0.0
-		if a := zoneArea(z); a > 0 {
-			p, _ := toFloat(d.Properties[PropMaxPower])
-			mi = p * IlluminancePerWatt / a
-		}
-		if d.Properties[PropMaxIlluminance] != mi {
-			d.Properties[PropMaxIlluminance] = mi
-			changed = true
-		}
+	if h.deriveLocked(d) {
+		changed = true
 	}
 	return changed
-}
-
-// IlluminancePerWatt is the luminous efficacy of lights, in lumen per watt:
-// a zone's illuminance is the lights' power × IlluminancePerWatt / area.
-const IlluminancePerWatt = 680.0
-
-func zoneArea(z *Zone) float64 {
-	if z == nil {
-		return 0
-	}
-	return z.AreaM2()
 }
 
 func (h *Home) publishDeviceLocked(t EventType, d *device) {

@@ -34,6 +34,10 @@ const (
 	EventPersonUpdated        EventType = "person-updated" // name or type changed
 
 	EventClockModified EventType = "clock-modified"
+
+	// EventEnvironmentModified reports a change of the environment
+	// (an extension of iCasa's events).
+	EventEnvironmentModified EventType = "environment-modified"
 )
 
 // Event is one change of a [Home]. The snapshot fields (Zone, Device, Person,
@@ -56,8 +60,10 @@ type Event struct {
 	PersonID string
 	Person   *Person
 	Clock    *Clock
-	ScriptID string
-	Script   *ScriptInfo
+	// Environment is set on environment-modified events.
+	Environment *Environment
+	ScriptID    string
+	Script      *ScriptInfo
 
 	// Property names the changed property (device events) or variable (zone
 	// events); Value is its new value, nil when removed, and OldValue the
@@ -65,6 +71,10 @@ type Event struct {
 	Property string
 	Value    any
 	OldValue any
+
+	// Current marks the events that [Home.ObserveCurrent] makes of the
+	// home as it is: they describe the state, not a change, and have no Seq.
+	Current bool
 }
 
 // ErrSlowSubscriber is reported by [Subscription.Err] when a subscriber did
@@ -132,6 +142,13 @@ func (h *Home) watchedLocked() bool { return len(h.subs) > 0 || len(h.observers)
 
 type observer struct{ fn func(Event) }
 
+// pendingEvent is an event waiting for the observers; only, when set, is
+// the one observer it is for.
+type pendingEvent struct {
+	e    Event
+	only *observer
+}
+
 // Observe calls fn with every event of the home, in order, synchronously:
 // on the goroutine that made the change, once the home's lock is released
 // (during Advance, after each timer, with the home's time still reading the
@@ -141,11 +158,41 @@ type observer struct{ fn func(Event) }
 // reacts to the simulation (a device adapter, an application under test)
 // stays deterministic under Advance. Call the returned stop to end the
 // observation; it is safe to call more than once.
-func (h *Home) Observe(fn func(Event)) (stop func()) {
+func (h *Home) Observe(fn func(Event)) (stop func()) { return h.observe(fn, false) }
+
+// ObserveCurrent is like [Home.Observe], but fn first receives the home as
+// it is: a zone-added event for each zone, then a device-added event for
+// each device and a person-added event for each person, in creation order,
+// each with Current set; then every change after that moment. So code that
+// reacts to the home (a thermostat) acts on the room as it is, not only on
+// what changes later.
+func (h *Home) ObserveCurrent(fn func(Event)) (stop func()) { return h.observe(fn, true) }
+
+func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 	o := &observer{fn: fn}
 	h.mu.Lock()
 	h.observers = append(h.observers, o)
+	if current {
+		now := h.nowLocked()
+		add := func(e Event) {
+			e.Time, e.Current = now, true
+			h.outbox = append(h.outbox, pendingEvent{e: e, only: o})
+		}
+		for _, z := range h.zones.list {
+			c := z.clone()
+			add(Event{Type: EventZoneAdded, ZoneID: z.ID, Zone: &c})
+		}
+		for _, d := range h.devices.list {
+			s := d.snapshot()
+			add(Event{Type: EventDeviceAdded, DeviceID: d.ID, Device: &s})
+		}
+		for _, p := range h.persons.list {
+			c := *p
+			add(Event{Type: EventPersonAdded, PersonID: p.ID, Person: &c})
+		}
+	}
 	h.mu.Unlock()
+	h.deliver()
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -170,13 +217,15 @@ func (h *Home) deliver() {
 		h.mu.Unlock()
 	}()
 	for len(h.outbox) > 0 {
-		e := h.outbox[0]
-		h.outbox[0] = Event{}
+		p := h.outbox[0]
+		h.outbox[0] = pendingEvent{}
 		h.outbox = h.outbox[1:]
 		obs := slices.Clone(h.observers)
 		h.mu.Unlock()
 		for _, o := range obs {
-			o.fn(e)
+			if p.only == nil || p.only == o {
+				o.fn(p.e)
+			}
 		}
 		h.mu.Lock()
 	}
@@ -192,7 +241,7 @@ func (h *Home) publishLocked(e Event) {
 	e.Seq = h.seq
 	e.Time = h.nowLocked()
 	if len(h.observers) > 0 {
-		h.outbox = append(h.outbox, e)
+		h.outbox = append(h.outbox, pendingEvent{e: e})
 	}
 	for i := 0; i < len(h.subs); {
 		s := h.subs[i]

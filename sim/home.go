@@ -24,14 +24,25 @@ type Config struct {
 	// Location is the time zone of the clock's date strings. Nil means
 	// time.Local.
 	Location *time.Location
+	// Physics is the physics model; empty means [PhysicsContract].
+	Physics Physics
+	// Environment, when set, changes the default environment (see
+	// [Home.UpdateEnvironment]).
+	Environment *EnvironmentUpdate
+	// Kinds is the registry of the device kinds the home can create. Nil
+	// means a new [NewKindRegistry], the home's own: kinds registered in it
+	// through [Home.Kinds] reach no other home.
+	Kinds *KindRegistry
 }
 
 // Home is a simulated home: zones, devices, persons and one clock. Every
 // method is safe for concurrent use; the values returned are copies that the
 // caller owns. A method that fails changes nothing.
 type Home struct {
-	wall clock.Clock
-	loc  *time.Location
+	wall    clock.Clock
+	loc     *time.Location
+	physics Physics
+	kinds   *KindRegistry
 
 	mu      sync.Mutex // guards everything below
 	clock   simClock
@@ -43,15 +54,21 @@ type Home struct {
 
 	timers   timerHeap
 	timerSeq uint64
-	pinned   bool            // while a timer runs, the time reads as pin
-	pin      int64           // simulated ms
-	lit      map[string]bool // zones whose Illuminance the lights maintain
-	sensors  []*device       // presence and motion sensors, which watch persons
+	pinned   bool                // while a timer runs, the time reads as pin
+	pin      int64               // simulated ms
+	lit      map[string]bool     // zones whose Illuminance the lights maintain
+	noisy    map[string]bool     // zones whose Noise the devices maintain
+	sensors  []*device           // devices whose behaviour watches persons
+	pending  map[string][]*timer // timers the devices' behaviours scheduled, by device id
 	scripts  ordered[playerScript]
 
+	env           outdoors
+	contacts      []contact // walls the zones share (realistic model)
+	contactsValid bool
+
 	observers  []*observer
-	outbox     []Event // events not yet delivered to observers
-	delivering bool    // an observer delivery loop is running
+	outbox     []pendingEvent // events not yet delivered to observers
+	delivering bool           // an observer delivery loop is running
 
 	wake chan struct{} // wakes the live driver; never closed
 }
@@ -59,7 +76,26 @@ type Home struct {
 // New returns an empty home configured by cfg. It returns an error of kind
 // [ErrInvalid] when cfg holds an out-of-range factor or start date.
 func New(cfg Config) (*Home, error) {
-	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1), lit: map[string]bool{}}
+	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1),
+		lit: map[string]bool{}, noisy: map[string]bool{}, pending: map[string][]*timer{},
+		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors()}
+	switch h.physics {
+	case "":
+		h.physics = PhysicsContract
+	case PhysicsContract, PhysicsRealistic:
+	default:
+		return nil, invalidf("unknown physics %q: use %q or %q", cfg.Physics, PhysicsContract, PhysicsRealistic)
+	}
+	if h.kinds == nil {
+		h.kinds = NewKindRegistry()
+	}
+	if cfg.Environment != nil {
+		env, err := h.env.apply(*cfg.Environment, h.physics, h.env.temperature(0))
+		if err != nil {
+			return nil, err
+		}
+		h.env = env
+	}
 	if h.wall == nil {
 		h.wall = clock.New()
 	}
@@ -85,7 +121,27 @@ func New(cfg Config) (*Home, error) {
 	h.devices.init()
 	h.persons.init()
 	h.scripts.init()
+	if h.physics == PhysicsRealistic {
+		h.startRealisticLocked()
+	}
 	return h, nil
+}
+
+// Physics returns the home's physics model.
+func (h *Home) Physics() Physics { return h.physics }
+
+// Kinds returns the registry of the device kinds the home can create.
+// Register a kind in it to create devices of that kind in this home.
+func (h *Home) Kinds() *KindRegistry { return h.kinds }
+
+// DeviceKinds returns the kinds the home can create, in registration order,
+// as its physics model sees them (without the other model's properties).
+func (h *Home) DeviceKinds() []Kind {
+	kinds := h.kinds.Kinds()
+	for i, k := range kinds {
+		kinds[i] = k.forPhysics(h.physics)
+	}
+	return kinds
 }
 
 // MustNew is like [New] but panics on a bad config. It suits tests and
@@ -164,11 +220,13 @@ func (h *Home) Reset() {
 	}
 	h.sensors = nil
 	for _, d := range slices.Clone(h.devices.list) {
-		h.cancelLocked(d.timer)
+		h.cancelDeviceTimersLocked(d)
 		h.devices.remove(d.ID)
 		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
 	}
 	clear(h.lit)
+	clear(h.noisy)
+	h.invalidateShapesLocked()
 	for _, z := range slices.Clone(h.zones.list) {
 		h.zones.remove(z.ID)
 		h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: z.ID})

@@ -5,10 +5,11 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
-// Namespace is the canonical namespace of device types: a device's type is
-// Namespace + "." + kind name, such as "iCasa.Heater".
+// Namespace is the namespace of the built-in device kinds: a device's type
+// is its kind's namespace + "." + its name, such as "iCasa.Heater".
 const Namespace = "iCasa"
 
 // Service names shared by every simulated device, after the kind's own one.
@@ -64,7 +65,8 @@ type PropertySpec struct {
 	Name string
 	// Type is the type every value must have.
 	Type ValueType
-	// Default is the value a new device starts with.
+	// Default is the value a new device starts with: a float64, a bool or a
+	// string, as Type says.
 	Default any
 	// Min and Max bound a Number, inclusively. Both zero means unbounded.
 	Min, Max float64
@@ -72,8 +74,19 @@ type PropertySpec struct {
 	// back the current value but never set another.
 	Derived bool
 	// Follows names the zone variable a sensor reading follows, such as
-	// "Temperature"; empty for other properties.
+	// "Temperature"; empty for other properties. A following property is
+	// derived: it reads the variable of the device's zone, -1 outside every
+	// zone, and keeps its last value while the device is faulty.
 	Follows string
+	// Unit is the property's unit, such as "W" or "K", for people; empty
+	// when it has none.
+	Unit string
+	// Doc says what the property means, for people.
+	Doc string
+	// Physics, when set, limits the property to homes of that model: a
+	// light's luminous efficacy exists only in the realistic model, so that
+	// the contract model's devices look exactly as the contract says.
+	Physics Physics
 }
 
 // bounded reports whether the spec has a range.
@@ -106,27 +119,54 @@ func (p PropertySpec) check(v any) (any, error) {
 		if !ok {
 			return nil, invalidf("property %q must be a string, not %s", p.Name, describe(v))
 		}
+		if err := checkText("property "+truncate(p.Name), s, true, MaxStringLength); err != nil {
+			return nil, err
+		}
 		return s, nil
 	}
 }
 
-// Kind describes a kind of simulated device.
+// Kind describes a kind of simulated device: its name, the service it
+// offers, the properties it defines and what it does in the simulation.
+// Register a kind of your own in a home's [KindRegistry] to simulate a
+// device that the built-in kinds do not cover.
 type Kind struct {
-	// Name is the bare kind name, such as "Heater".
+	// Name is the bare kind name, such as "Heater": 1 to 64 letters, digits
+	// and underscores, unique in its registry whatever the letter case.
 	Name string
-	// Service is the qualified name of the kind's own interface.
+	// Namespace prefixes the name in the device type; empty means
+	// [Namespace] ("iCasa").
+	Namespace string
+	// Service is the qualified name of the kind's own interface; empty
+	// means Namespace + "." + Name.
 	Service string
+	// Doc says what the kind simulates, for people.
+	Doc string
 	// Properties lists the properties the kind defines, in a fixed order.
 	Properties []PropertySpec
+	// Behavior is what devices of the kind do in the simulation; the zero
+	// value does nothing.
+	Behavior Behavior
 }
 
 // Type returns the canonical device type, such as "iCasa.Heater".
-func (k Kind) Type() string { return Namespace + "." + k.Name }
+func (k Kind) Type() string { return k.namespace() + "." + k.Name }
+
+func (k Kind) namespace() string {
+	if k.Namespace == "" {
+		return Namespace
+	}
+	return k.Namespace
+}
 
 // Services returns the three qualified interface names a device of the kind
 // offers: the kind's own, the simulated-device one and the generic-device one.
 func (k Kind) Services() []string {
-	return []string{k.Service, ServiceSimulatedDevice, ServiceGenericDevice}
+	s := k.Service
+	if s == "" {
+		s = k.Type()
+	}
+	return []string{s, ServiceSimulatedDevice, ServiceGenericDevice}
 }
 
 // Property returns the spec of the named property, if the kind defines it.
@@ -139,120 +179,192 @@ func (k Kind) Property(name string) (PropertySpec, bool) {
 	return PropertySpec{}, false
 }
 
-// Property names of the built-in kinds, after the spec's era of the original.
-const (
-	PropHeaterPowerLevel     = "heater.powerLevel"
-	PropHeaterMaxPowerLevel  = "heater.maxPowerLevel"
-	PropHeaterPeriod         = "heater.updaterThread.period"
-	PropCoolerPowerLevel     = "cooler.powerLevel"
-	PropCoolerMaxPowerLevel  = "cooler.maxPowerLevel"
-	PropCoolerPeriod         = "cooler.updaterThread.period"
-	PropCurrentTemperature   = "current_temperature"
-	PropCurrentIlluminance   = "current_illuminance"
-	PropPowerLevel           = "power_level"
-	PropMaxPower             = "max_power"
-	PropMaxIlluminance       = "max_illuminance"
-	PropPowerStatus          = "power_status"
-	PropSensedPresence       = "sensed_presence"
-	PropPushAndHold          = "push_and_hold"
-	PropCurrentStatus        = "current_status"
-	PropCurrentConcentration = "current_concentration"
-)
-
-// maxPeriodMillis bounds update periods: one simulated day.
-const maxPeriodMillis = 24 * 60 * 60 * 1000
-
-func thermalSpecs(prefix string) []PropertySpec {
-	return []PropertySpec{
-		{Name: prefix + ".powerLevel", Type: Number, Default: 0.0, Min: 0, Max: 1},
-		{Name: prefix + ".maxPowerLevel", Type: Number, Default: 1000.0, Min: 0, Max: 1e9},
-		{Name: prefix + ".updaterThread.period", Type: Number, Default: 5000.0, Min: 1, Max: maxPeriodMillis},
+// forPhysics returns the kind as homes of model p see it: without the
+// properties of the other model.
+func (k Kind) forPhysics(p Physics) Kind {
+	if !slices.ContainsFunc(k.Properties, func(s PropertySpec) bool { return s.Physics != "" && s.Physics != p }) {
+		return k
 	}
+	k.Properties = slices.DeleteFunc(slices.Clone(k.Properties), func(s PropertySpec) bool {
+		return s.Physics != "" && s.Physics != p
+	})
+	return k
 }
 
-// kinds is the registry of built-in device kinds, in the order they are listed.
-var kinds = []Kind{
-	{Name: "Heater", Service: "fr.liglab.adele.icasa.device.temperature.Heater", Properties: thermalSpecs("heater")},
-	{Name: "Cooler", Service: "fr.liglab.adele.icasa.device.temperature.Cooler", Properties: thermalSpecs("cooler")},
-	{Name: "Thermometer", Service: "fr.liglab.adele.icasa.device.temperature.Thermometer", Properties: []PropertySpec{
-		{Name: PropCurrentTemperature, Type: Number, Default: -1.0, Derived: true, Follows: VarTemperature},
-	}},
-	{Name: "Photometer", Service: "fr.liglab.adele.icasa.device.light.Photometer", Properties: []PropertySpec{
-		{Name: PropCurrentIlluminance, Type: Number, Default: -1.0, Derived: true, Follows: VarIlluminance},
-	}},
-	{Name: "DimmerLight", Service: "fr.liglab.adele.icasa.device.light.DimmerLight", Properties: []PropertySpec{
-		{Name: PropPowerLevel, Type: Number, Default: 0.0, Min: 0, Max: 1},
-		{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: 1e9},
-		{Name: PropMaxIlluminance, Type: Number, Default: 0.0, Derived: true},
-	}},
-	{Name: "BinaryLight", Service: "fr.liglab.adele.icasa.device.light.BinaryLight", Properties: []PropertySpec{
-		{Name: PropPowerStatus, Type: Bool, Default: false},
-		{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: 1e9},
-	}},
-	{Name: "PresenceSensor", Service: "fr.liglab.adele.icasa.device.presence.PresenceSensor", Properties: []PropertySpec{
-		{Name: PropSensedPresence, Type: Bool, Default: false, Derived: true},
-	}},
-	{Name: "MotionSensor", Service: "fr.liglab.adele.icasa.device.motion.MotionSensor"},
-	{Name: "PushButton", Service: "fr.liglab.adele.icasa.device.button.PushButton", Properties: []PropertySpec{
-		{Name: PropPushAndHold, Type: Bool, Default: false},
-	}},
-	{Name: "ToggleSwitch", Service: "fr.liglab.adele.icasa.device.power.PowerSwitch", Properties: []PropertySpec{
-		{Name: PropCurrentStatus, Type: Bool, Default: false},
-	}},
-	{Name: "Sprinkler", Service: "fr.liglab.adele.icasa.device.sprinkler.Sprinkler", Properties: []PropertySpec{
-		{Name: PropPowerStatus, Type: Bool, Default: false},
-	}},
-	{Name: "COGasSensor", Service: "fr.liglab.adele.icasa.device.gasSensor.CarbonMonoxydeSensor", Properties: []PropertySpec{
-		{Name: PropCurrentConcentration, Type: Number, Default: 0.0, Derived: true, Follows: VarCOConcentration},
-	}},
-	{Name: "CO2GasSensor", Service: "fr.liglab.adele.icasa.device.gasSensor.CarbonDioxydeSensor", Properties: []PropertySpec{
-		{Name: PropCurrentConcentration, Type: Number, Default: 0.0, Derived: true, Follows: VarCO2Concentration},
-	}},
+// clone returns a copy of k that shares nothing mutable with it.
+func (k Kind) clone() Kind {
+	k.Properties = slices.Clone(k.Properties)
+	return k
 }
 
-// Kinds returns the built-in device kinds, in a fixed order.
-func Kinds() []Kind {
-	out := make([]Kind, len(kinds))
-	for i, k := range kinds {
-		k.Properties = slices.Clone(k.Properties)
-		out[i] = k
+// validate checks a kind before it is registered.
+func (k Kind) validate() error {
+	if !validKindName(k.Name, 64) {
+		return invalidf("kind name %q is not valid: use 1 to 64 letters, digits and _", truncate(k.Name))
+	}
+	if k.Namespace != "" && !validKindName(strings.ReplaceAll(k.Namespace, ".", "_"), MaxIDLength) {
+		return invalidf("kind %s: namespace %q is not valid: use letters, digits, _ and .", k.Name, truncate(k.Namespace))
+	}
+	if err := checkText("kind "+k.Name+": service", k.Service, true, MaxNameLength); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, p := range k.Properties {
+		if err := checkKey("kind "+k.Name+": property name", p.Name); err != nil {
+			return err
+		}
+		switch {
+		case p.Name == PropState || p.Name == PropFault || p.Name == PropLocation:
+			return invalidf("kind %s: property %q is defined for every device", k.Name, p.Name)
+		case seen[p.Name]:
+			return invalidf("kind %s: property %q is defined twice", k.Name, p.Name)
+		case p.Type < Number || p.Type > String:
+			return invalidf("kind %s: property %q has no valid type", k.Name, p.Name)
+		case p.Follows != "" && (!p.Derived || p.Type != Number):
+			return invalidf("kind %s: property %q follows a zone variable, so it must be a derived number", k.Name, p.Name)
+		case p.Physics != "" && p.Physics != PhysicsContract && p.Physics != PhysicsRealistic:
+			return invalidf("kind %s: property %q: unknown physics %q", k.Name, p.Name, p.Physics)
+		case p.Min > p.Max:
+			return invalidf("kind %s: property %q: Min %g is above Max %g", k.Name, p.Name, p.Min, p.Max)
+		}
+		seen[p.Name] = true
+		if _, err := p.check(p.Default); err != nil {
+			return fmt.Errorf("kind %s: default: %w", k.Name, err)
+		}
+	}
+	b := k.Behavior
+	if b.PeriodProperty != "" {
+		p, ok := k.Property(b.PeriodProperty)
+		if !ok || p.Type != Number || p.Min <= 0 {
+			return invalidf("kind %s: PeriodProperty %q must name a number property with a positive Min", k.Name, b.PeriodProperty)
+		}
+	}
+	if (b.Tick == nil) != (b.Every == 0) || b.Every < 0 {
+		return invalidf("kind %s: Tick and a positive Every go together", k.Name)
+	}
+	return nil
+}
+
+func validKindName(s string, max int) bool {
+	if s == "" || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// KindRegistry holds the device kinds a home can create. Every home has its
+// own ([Home.Kinds]), holding the built-in kinds unless [Config.Kinds] gives
+// another, so a kind registered for one test does not leak into another.
+// A KindRegistry is safe for concurrent use; a kind registered while the
+// home runs can be used at once. Kinds cannot be removed.
+type KindRegistry struct {
+	mu    sync.RWMutex
+	kinds []Kind // in registration order
+}
+
+// NewKindRegistry returns a registry holding the built-in kinds: the whole
+// catalogue of the original iCasa simulator (see [Kinds]).
+func NewKindRegistry() *KindRegistry {
+	r := NewEmptyKindRegistry()
+	for _, k := range builtinKinds {
+		if err := r.Register(k); err != nil {
+			panic(err) // a bug in this package
+		}
+	}
+	return r
+}
+
+// NewEmptyKindRegistry returns a registry with no kind.
+func NewEmptyKindRegistry() *KindRegistry { return &KindRegistry{} }
+
+// Register adds k. It fails with an error of kind [ErrInvalid] when k is
+// malformed (a bad name, a property defined twice or with a default of the
+// wrong type or out of its range, a PeriodProperty that names no positive
+// number) and of kind [ErrConflict] when a kind of the same name, in any
+// letter case, is registered.
+func (r *KindRegistry) Register(k Kind) error {
+	if err := k.validate(); err != nil {
+		return err
+	}
+	k = k.clone()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, o := range r.kinds {
+		if strings.EqualFold(o.Name, k.Name) {
+			return conflictf("device kind %s is already registered (as %s)", k.Name, o.Type())
+		}
+	}
+	r.kinds = append(r.kinds, k)
+	return nil
+}
+
+// Kinds returns the registered kinds, in registration order.
+func (r *KindRegistry) Kinds() []Kind {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]Kind, len(r.kinds))
+	for i, k := range r.kinds {
+		out[i] = k.clone()
 	}
 	return out
 }
 
-// LookupKind resolves a device type to its kind. It accepts the canonical
-// "iCasa.Heater", any letter case of the namespace or the kind ("ICASA.heater")
-// and a bare kind name ("Heater"). An unknown type is an error of kind
-// [ErrInvalid] whose message lists the known kinds.
-func LookupKind(typ string) (Kind, error) {
-	name := typ
+// Lookup resolves a device type to its kind. It accepts the canonical
+// "iCasa.Heater", any letter case of the namespace or the name
+// ("ICASA.heater") and a bare name ("Heater"). An unknown type is an error
+// of kind [ErrInvalid] whose message lists the known kinds.
+func (r *KindRegistry) Lookup(typ string) (Kind, error) {
+	ns, name := "", typ
 	if i := strings.LastIndexByte(typ, '.'); i >= 0 {
-		if !strings.EqualFold(typ[:i], Namespace) {
-			return Kind{}, unknownKind(typ)
+		ns, name = typ[:i], typ[i+1:]
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, k := range r.kinds {
+		if strings.EqualFold(k.Name, name) && (ns == "" && !strings.Contains(typ, ".") || strings.EqualFold(k.namespace(), ns)) {
+			return k.clone(), nil
 		}
-		name = typ[i+1:]
 	}
-	for _, k := range kinds {
-		if strings.EqualFold(k.Name, name) {
-			return k, nil
-		}
-	}
-	return Kind{}, unknownKind(typ)
-}
-
-func unknownKind(typ string) error {
-	if typ == "" {
-		return invalidf("device type is missing; known kinds: %s", knownKinds())
-	}
-	return invalidf("unknown device type %q; known kinds: %s", truncate(typ), knownKinds())
-}
-
-func knownKinds() string {
-	names := make([]string, len(kinds))
-	for i, k := range kinds {
+	names := make([]string, len(r.kinds))
+	for i, k := range r.kinds {
 		names[i] = k.Name
 	}
-	return strings.Join(names, ", ")
+	known := strings.Join(names, ", ")
+	if typ == "" {
+		return Kind{}, invalidf("device type is missing; known kinds: %s", known)
+	}
+	return Kind{}, invalidf("unknown device type %q; known kinds: %s", truncate(typ), known)
+}
+
+// builtins is a registry of the built-in kinds, for the package-level
+// lookups.
+var builtins = NewKindRegistry()
+
+// Kinds returns the built-in device kinds, in a fixed order, as a home of
+// the contract model sees them: the catalogue of the original iCasa
+// simulator. [Home.DeviceKinds] lists the kinds of a home, which may
+// include kinds of your own.
+func Kinds() []Kind {
+	kinds := builtins.Kinds()
+	for i, k := range kinds {
+		kinds[i] = k.forPhysics(PhysicsContract)
+	}
+	return kinds
+}
+
+// LookupKind resolves a device type among the built-in kinds, as
+// [KindRegistry.Lookup] does, and returns the kind as a home of the
+// contract model sees it. [Home.Kinds] resolves the kinds of a home,
+// including those registered for it.
+func LookupKind(typ string) (Kind, error) {
+	k, err := builtins.Lookup(typ)
+	return k.forPhysics(PhysicsContract), err
 }
 
 // toFloat converts any Go number to float64.

@@ -2,54 +2,106 @@ package sim
 
 import "math"
 
-// Physical constants of the simulation.
+// Physics names a physics model: how devices, persons and the outdoors act
+// on the zones. A home has one, chosen with [Config.Physics].
+type Physics string
+
+// The physics models.
+const (
+	// PhysicsContract is the model of the original iCasa REST contract, the
+	// default: heaters and coolers change their zone's temperature and
+	// nothing else does (no heat is lost), lights give 680 lm per watt, and
+	// the outdoors has no effect.
+	PhysicsContract Physics = "contract"
+	// PhysicsRealistic adds what makes a home behave like one: heat lost to
+	// the outdoors and exchanged through shared walls, daylight through the
+	// windows, lights with a luminous efficacy, persons and appliances
+	// giving off heat, open doors and windows letting heat out. See the
+	// README for every formula and constant.
+	PhysicsRealistic Physics = "realistic"
+)
+
+// Physical constants of the contract model.
 const (
 	// DefaultTemperature is a zone's temperature, in kelvin, when it is first
 	// needed (by a heater, a cooler or a thermometer).
 	DefaultTemperature = 293.15
 	// MinTemperature and MaxTemperature bound the temperature heaters and
-	// coolers can reach, in kelvin.
+	// coolers can reach in the contract model, in kelvin.
 	MinTemperature = 283.16
 	MaxTemperature = 303.16
-	// HeatCapacityPerM3 is the heat capacity of air, in J/(m³·K): a zone's
-	// temperature changes by P × Δt / (HeatCapacityPerM3 × volume).
+	// HeatCapacityPerM3 is the heat capacity of air, in J/(m³·K): in the
+	// contract model a zone's temperature changes by P × Δt /
+	// (HeatCapacityPerM3 × volume).
 	HeatCapacityPerM3 = 1200.0
+	// IlluminancePerWatt is the luminous efficacy of lights in the contract
+	// model, in lumen per watt: a zone's illuminance is the lights' power ×
+	// IlluminancePerWatt / area.
+	IlluminancePerWatt = 680.0
 )
 
-// thermal describes a kind that heats (sign +1) or cools (sign -1) its zone.
-type thermal struct {
-	sign                     float64
-	level, maxLevel, periodP string
-}
-
-var thermals = map[string]thermal{
-	"Heater": {+1, PropHeaterPowerLevel, PropHeaterMaxPowerLevel, PropHeaterPeriod},
-	"Cooler": {-1, PropCoolerPowerLevel, PropCoolerMaxPowerLevel, PropCoolerPeriod},
-}
-
-func num(v any) float64 {
-	f, _ := toFloat(v)
+// finite returns f, or 0 when a behaviour returned NaN or an infinity.
+func finite(f float64) float64 {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0
+	}
 	return f
 }
 
-// period returns the device's update period in ms, if it has one.
-func (d *device) period() (int64, bool) {
-	th, ok := thermals[d.kind.Name]
-	if !ok {
-		return 0, false
-	}
-	return int64(num(d.Properties[th.periodP])), true
-}
-
-// startTimerLocked schedules the periodic update of a heater or cooler, one
-// period after now.
-func (h *Home) startTimerLocked(d *device) {
-	p, ok := d.period()
-	if !ok {
+// refresh recomputes what the physics caches from the device's properties
+// and state. Call it after any change to them.
+func (d *device) refresh() {
+	d.heat, d.light, d.consumption, d.opening, d.noise = 0, 0, 0, 0, math.Inf(-1)
+	if d.State != StateActivated {
 		return
 	}
-	d.timer = &timer{period: p, fire: func(h *Home, at int64) { h.tickThermalLocked(d) }}
-	h.scheduleLocked(d.timer, h.nowLocked()+p)
+	b, p := &d.kind.Behavior, Props(d.Properties)
+	if b.Heat != nil {
+		d.heat = finite(b.Heat(p))
+	}
+	if b.Light != nil {
+		d.light = max(finite(b.Light(p)), 0)
+	}
+	if b.Consumption != nil {
+		d.consumption = max(finite(b.Consumption(p)), 0)
+	}
+	if b.Opening != nil {
+		d.opening = max(finite(b.Opening(p)), 0)
+	}
+	if b.Noise != nil {
+		if n := b.Noise(p); !math.IsNaN(n) && !math.IsInf(n, 1) {
+			d.noise = n
+		}
+	}
+}
+
+// period returns the device's heat update period in ms, if the contract
+// model updates its zone with it.
+func (d *device) period() (int64, bool) {
+	b := &d.kind.Behavior
+	if b.Heat == nil || b.PeriodProperty == "" {
+		return 0, false
+	}
+	return int64(Props(d.Properties).Number(b.PeriodProperty)), true
+}
+
+// startTimersLocked schedules what runs on simulated time for a new device:
+// in the contract model, the periodic heat update of a heater or cooler,
+// one period after now; its behaviour's Tick, one Every after now.
+func (h *Home) startTimersLocked(d *device) {
+	if p, ok := d.period(); ok && h.physics == PhysicsContract {
+		d.timer = &timer{period: p, fire: func(h *Home, at int64) { h.tickThermalLocked(d) }}
+		h.scheduleLocked(d.timer, h.nowLocked()+p)
+	}
+	if b := &d.kind.Behavior; b.Tick != nil {
+		every := max(b.Every.Milliseconds(), 1)
+		d.ticker = &timer{period: every, fire: func(h *Home, at int64) {
+			if d.Fault != FaultYes {
+				b.Tick(&DeviceContext{h: h, d: d, live: true})
+			}
+		}}
+		h.scheduleLocked(d.ticker, h.nowLocked()+every)
+	}
 }
 
 // retimeLocked applies a changed update period: the next update comes one
@@ -68,25 +120,12 @@ func (h *Home) retimeLocked(d *device) {
 	h.scheduleLocked(d.timer, next)
 }
 
-// refresh recomputes what the physics caches from the device's properties
-// and state. Call it after any change to them.
-func (d *device) refresh() {
-	th, ok := thermals[d.kind.Name]
-	if !ok {
-		return
-	}
-	d.power = 0
-	if d.State == StateActivated {
-		d.power = th.sign * num(d.Properties[th.level]) * num(d.Properties[th.maxLevel])
-	}
-}
-
 // tickThermalLocked applies one period of a heater's or cooler's power to
-// its zone: ΔT = ±P × Δt / (1200 × V), clamped to [MinTemperature,
-// MaxTemperature]. A deactivated device, or one outside every zone, has no
-// effect.
+// its zone (contract model): ΔT = P × Δt / (1200 × V), clamped to
+// [MinTemperature, MaxTemperature]. A deactivated device, or one outside
+// every zone, has no effect.
 func (h *Home) tickThermalLocked(d *device) {
-	z, p := d.zone, d.power
+	z, p := d.zone, d.heat
 	if z == nil || p == 0 {
 		return
 	}
@@ -111,45 +150,55 @@ func (h *Home) ensureTemperatureLocked(z *Zone) float64 {
 	return t
 }
 
-// isLight reports whether the device lights its zone.
-func (d *device) isLight() bool {
-	return d.kind.Name == "DimmerLight" || d.kind.Name == "BinaryLight"
-}
-
-// lightPower returns the power, in watts, an active light gives its zone.
-func (d *device) lightPower() float64 {
-	if d.State != StateActivated {
-		return 0
-	}
-	switch d.kind.Name {
-	case "DimmerLight":
-		return num(d.Properties[PropPowerLevel]) * num(d.Properties[PropMaxPower])
-	case "BinaryLight":
-		if on, _ := d.Properties[PropPowerStatus].(bool); on {
-			return num(d.Properties[PropMaxPower])
+// followsVariable reports whether a property of the device's kind follows
+// the zone variable v.
+func (d *device) followsVariable(v string) bool {
+	for _, spec := range d.kind.Properties {
+		if spec.Follows == v {
+			return true
 		}
 	}
-	return 0
+	return false
+}
+
+// lightLux returns the illuminance, in lux, that watts of light device d
+// give zone z: watts × 680 / area in the contract model, watts × the
+// light's efficacy × the utilisation factor / area in the realistic one.
+func (h *Home) lightLux(d *device, z *Zone, watts float64) float64 {
+	a := z.AreaM2()
+	if a <= 0 {
+		return 0
+	}
+	if h.physics == PhysicsRealistic {
+		return watts * efficacy(d) * UtilisationFactor / a
+	}
+	return watts * IlluminancePerWatt / a
 }
 
 // relightLocked recomputes the Illuminance of the given zones (nil entries
-// are skipped): the active lights' power × IlluminancePerWatt / area, 0 with
-// no light on. A zone's Illuminance is maintained once a light or a
-// photometer has been in it; before that, a value set by hand is left alone.
+// are skipped). In the contract model it is the active lights' power ×
+// IlluminancePerWatt / area, 0 with no light on, maintained once a light or
+// a photometer has been in the zone (before that, a value set by hand is
+// left alone). In the realistic model every zone has it: daylight plus the
+// lights' flux.
 func (h *Home) relightLocked(zones ...*Zone) {
+	realistic := h.physics == PhysicsRealistic
 	for _, z := range zones {
 		if z == nil {
 			continue
 		}
-		sum, involved := 0.0, h.lit[z.ID]
+		sum, involved := 0.0, h.lit[z.ID] || realistic
 		for _, d := range h.devices.list {
 			if d.zone != z {
 				continue
 			}
-			if d.isLight() {
-				sum += d.lightPower()
+			switch {
+			case d.kind.Behavior.Light != nil && realistic:
+				sum += d.light * efficacy(d)
+			case d.kind.Behavior.Light != nil:
+				sum += d.light
 				involved = true
-			} else if d.kind.Name == "Photometer" {
+			case d.followsVariable(VarIlluminance):
 				involved = true
 			}
 		}
@@ -159,9 +208,43 @@ func (h *Home) relightLocked(zones ...*Zone) {
 		h.lit[z.ID] = true
 		e := 0.0
 		if a := z.AreaM2(); a > 0 {
-			e = sum * IlluminancePerWatt / a
+			if realistic {
+				e = sum*UtilisationFactor/a + h.daylightLocked(z)
+			} else {
+				e = sum * IlluminancePerWatt / a
+			}
 		}
 		h.setVariableLocked(z, VarIlluminance, &e)
+	}
+}
+
+// renoiseLocked recomputes the Noise variable of the given zones where a
+// noisy kind stands, or stood: the levels of its active devices added as
+// sound powers, 0 when none makes a sound.
+func (h *Home) renoiseLocked(zones ...*Zone) {
+	for _, z := range zones {
+		if z == nil {
+			continue
+		}
+		power, involved := 0.0, h.noisy[z.ID]
+		for _, d := range h.devices.list {
+			if d.zone != z || d.kind.Behavior.Noise == nil {
+				continue
+			}
+			involved = true
+			if !math.IsInf(d.noise, -1) {
+				power += math.Pow(10, d.noise/10)
+			}
+		}
+		if !involved {
+			continue
+		}
+		h.noisy[z.ID] = true
+		db := 0.0
+		if power > 0 {
+			db = 10 * math.Log10(power)
+		}
+		h.setVariableLocked(z, VarNoise, &db)
 	}
 }
 
@@ -227,64 +310,52 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 
 // settleDeviceLocked applies the effects of a device that was added, changed
 // or moved out of zone from: the zone's temperature appears when a
-// thermometer first needs it, lights relight the zones they left and
-// entered, presence sensors look for persons.
+// thermometer first needs it, and the zones it left and entered are
+// relit, renoised and rebalanced.
 func (h *Home) settleDeviceLocked(d *device, from *Zone) {
-	if d.zone != nil {
-		for _, spec := range d.kind.Properties {
-			if spec.Follows == VarTemperature {
-				h.ensureTemperatureLocked(d.zone)
-			}
-		}
+	if d.zone != nil && d.followsVariable(VarTemperature) {
+		h.ensureTemperatureLocked(d.zone)
 	}
-	if d.isLight() || d.kind.Name == "Photometer" {
-		if from != d.zone {
-			h.relightLocked(from)
-		}
-		h.relightLocked(d.zone)
+	if from != d.zone {
+		h.settleZoneEffectsLocked(d, from)
 	}
-	if d.kind.Name == "PresenceSensor" {
-		h.sensePresenceLocked(d)
+	h.settleZoneEffectsLocked(d, d.zone)
+}
+
+// settleZoneEffectsLocked recomputes the variables of zone z that device d
+// has a part in.
+func (h *Home) settleZoneEffectsLocked(d *device, z *Zone) {
+	if z == nil {
+		return
+	}
+	b := &d.kind.Behavior
+	if b.Light != nil || d.followsVariable(VarIlluminance) {
+		h.relightLocked(z)
+	}
+	if b.Noise != nil {
+		h.renoiseLocked(z)
+	}
+	if b.Consumption != nil && h.physics == PhysicsRealistic {
+		h.meterLocked(z)
 	}
 }
 
-// sensePresenceLocked updates a presence sensor: true while any person is
-// in its zone.
-func (h *Home) sensePresenceLocked(d *device) {
-	present := false
-	if d.zone != nil {
-		for _, p := range h.persons.list {
-			if p.Location == d.zone.ID {
-				present = true
-				break
-			}
-		}
+// deriveLocked runs the device's Derive behaviour as part of the change in
+// progress, unless the device is faulty, and reports whether it changed a
+// property.
+func (h *Home) deriveLocked(d *device) bool {
+	b := &d.kind.Behavior
+	if b.Derive == nil || d.Fault == FaultYes {
+		return false
 	}
-	if _, frozen := d.frozen[PropSensedPresence]; frozen || d.Fault == FaultYes {
-		return
-	}
-	old := d.Properties[PropSensedPresence]
-	if old == present {
-		return
-	}
-	d.Properties[PropSensedPresence] = present
-	if h.watchedLocked() {
-		s := d.snapshot()
-		h.publishLocked(Event{Type: EventDevicePropertyUpdated, DeviceID: d.ID, Device: &s,
-			Property: PropSensedPresence, Value: present, OldValue: old})
-	}
+	c := &DeviceContext{h: h, d: d}
+	b.Derive(c)
+	return c.changed
 }
 
-// Motion kinds of the data of a motion sensor's device-event.
-const (
-	MotionEnter = "enter"
-	MotionMove  = "move"
-	MotionLeave = "leave"
-)
-
-// personMovedLocked updates presence sensors and fires motion sensors after
-// person p moved from zone id from (LocationUnknown if none); gone is set
-// when the person was removed.
+// personMovedLocked tells the devices watching persons in the zones person
+// p left and entered what happened, after p moved from zone id from
+// (LocationUnknown if none); gone is set when the person was removed.
 func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 	to := p.Location
 	if gone {
@@ -293,28 +364,18 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 	fromZ, _ := h.zones.get(from)
 	toZ, _ := h.zones.get(to)
 	for _, d := range h.sensors {
-		if d.zone == nil || d.zone != fromZ && d.zone != toZ {
+		if d.zone == nil || d.zone != fromZ && d.zone != toZ || d.Fault == FaultYes {
 			continue
 		}
-		switch d.kind.Name {
-		case "PresenceSensor":
-			h.sensePresenceLocked(d)
-		case "MotionSensor":
-			if !h.watchedLocked() || d.Fault == FaultYes {
-				continue
-			}
-			motion := MotionMove
-			switch {
-			case from == to && !moved:
-				continue
-			case d.zone == fromZ && from != to:
-				motion = MotionLeave
-			case d.zone == toZ && from != to:
-				motion = MotionEnter
-			}
-			s := d.snapshot()
-			h.publishLocked(Event{Type: EventDeviceEvent, DeviceID: d.ID, Device: &s,
-				Value: map[string]any{"personId": p.ID, "motion": motion}})
+		motion := MotionMove
+		switch {
+		case from == to && !moved:
+			continue
+		case d.zone == fromZ && from != to:
+			motion = MotionLeave
+		case d.zone == toZ && from != to:
+			motion = MotionEnter
 		}
+		d.kind.Behavior.Persons(&DeviceContext{h: h, d: d, live: true}, PersonMotion{PersonID: p.ID, Motion: motion})
 	}
 }

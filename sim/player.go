@@ -97,7 +97,7 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	if err := checkID("script", id); err != nil {
 		return ScriptInfo{}, err
 	}
-	s, err := ParseScript(bytes.NewReader(source), h.loc)
+	s, err := h.ParseScript(bytes.NewReader(source))
 	if err != nil {
 		return ScriptInfo{}, err
 	}

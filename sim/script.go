@@ -52,6 +52,7 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //	move-person-zone     personId zoneId
 //	remove-person        personId
 //	reset-context        (no attribute)
+//	set-environment      [outdoorTemperature] [outdoorMin] [outdoorMax] [latitude] [longitude] [sky] [windowShare]
 //
 // The rules, where they differ from or add to the original iCasa:
 //
@@ -60,6 +61,12 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //     default true); create-device name, positionX, positionY, width and
 //     height; create-person name, positionX and positionY; the "json" type of
 //     set-device-property. A name left out or empty defaults to the id.
+//   - set-environment, an extension, changes the outdoors as
+//     [Home.UpdateEnvironment] does (at least one attribute; numbers as
+//     strconv.ParseFloat reads them): outdoorTemperature (K) makes it
+//     constant, outdoorMin and outdoorMax (K) a daily curve, latitude and
+//     longitude (degrees) place the home, sky is clear, partly-cloudy or
+//     overcast, windowShare the default window area per floor area.
 //   - Coordinates and lengths are numbers truncated toward zero, as the REST
 //     API does. Coordinates and positions lie in [-MaxCoordinate,
 //     MaxCoordinate], lengths in [0, MaxCoordinate], with leftX + X-Length
@@ -103,7 +110,7 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 // A player sets the clock from StartDate and Factor, then applies each action
 // with [Action.Apply] when simulated time reaches the script's start plus the
 // action's Offset; actions at the same offset run in document order.
-// reset-context keeps the clock. Script and Action are plain values: once
+// reset-context keeps the clock and the environment. Script and Action are plain values: once
 // built they are safe for concurrent reads.
 type Script struct {
 	// StartDate is where the script sets simulated time when it starts; zero
@@ -149,7 +156,7 @@ func (s *Script) Duration() time.Duration {
 // add-zone-variable, move-device-zone, move-person-zone and
 // set-device-property without a type).
 func (a Action) Apply(h *Home) error {
-	run, err := prepareAction(a.Command, a.Args)
+	run, err := prepareAction(a.Command, a.Args, h.kinds)
 	if err == nil {
 		if err = run(h); err != nil {
 			err = fmt.Errorf("%s: %w", a.Command, err)
@@ -166,6 +173,16 @@ func (a Action) Apply(h *Home) error {
 // names the line at fault, except a read error of r, which is returned
 // wrapped as it is.
 func ParseScript(r io.Reader, loc *time.Location) (*Script, error) {
+	return parseScript(r, loc, builtins)
+}
+
+// ParseScript reads a .bhv script as the package-level [ParseScript] does,
+// in the home's time zone, and knows the kinds registered in the home.
+func (h *Home) ParseScript(r io.Reader) (*Script, error) {
+	return parseScript(r, h.loc, h.kinds)
+}
+
+func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script, error) {
 	if loc == nil {
 		loc = time.Local
 	}
@@ -229,7 +246,7 @@ func ParseScript(r io.Reader, loc *time.Location) (*Script, error) {
 						return nil, atLine(line, invalidf("delay: the delays add up to more than %v", MaxScriptDuration))
 					}
 				} else {
-					if _, err := prepareAction(name, args); err != nil {
+					if _, err := prepareAction(name, args, kinds); err != nil {
 						return nil, atLine(line, err)
 					}
 					s.Actions = append(s.Actions, Action{Offset: offset, Line: line, Command: name, Args: args})
@@ -419,7 +436,7 @@ var shellCommands = []string{
 
 // prepareAction checks a command and its attributes and returns the change it
 // makes. Errors are of kind ErrInvalid and name the command.
-func prepareAction(cmd string, args map[string]string) (func(h *Home) error, error) {
+func prepareAction(cmd string, args map[string]string, kinds *KindRegistry) (func(h *Home) error, error) {
 	c, ok := scriptCommands[cmd]
 	switch {
 	case ok:
@@ -435,7 +452,7 @@ func prepareAction(cmd string, args map[string]string) (func(h *Home) error, err
 	if err := c.checkAttrs(args); err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, err)
 	}
-	p := &argParser{args: args}
+	p := &argParser{args: args, kinds: kinds}
 	run := c.prepare(p)
 	if p.err != nil {
 		return nil, fmt.Errorf("%s: %w", cmd, p.err)
@@ -445,8 +462,9 @@ func prepareAction(cmd string, args map[string]string) (func(h *Home) error, err
 
 // argParser reads typed attributes, keeping the first error.
 type argParser struct {
-	args map[string]string
-	err  error
+	args  map[string]string
+	kinds *KindRegistry // the device kinds create-device knows
+	err   error
 }
 
 func (p *argParser) fail(err error) {
@@ -571,11 +589,11 @@ func inferValue(h *Home, deviceID, name, raw string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	kind, err := LookupKind(d.Type)
+	kind, err := h.kinds.Lookup(d.Type)
 	if err != nil {
 		return nil, err
 	}
-	if spec, ok := kind.Property(name); ok {
+	if spec, ok := kind.forPhysics(h.physics).Property(name); ok {
 		switch spec.Type {
 		case Number:
 			if f, ok := parseNumber(raw); ok {
@@ -731,7 +749,7 @@ var scriptCommands = map[string]*scriptCommand{
 		optional: [][]string{{"name"}, {"positionX", "positionY"}, {"width"}, {"height"}},
 		prepare: func(p *argParser) func(*Home) error {
 			spec := DeviceSpec{ID: p.id("id"), Name: p.args["name"], Type: p.args["type"]}
-			if _, err := LookupKind(spec.Type); err != nil {
+			if _, err := p.kinds.Lookup(spec.Type); err != nil {
 				p.fail(fmt.Errorf("attribute type: %w", err))
 			}
 			spec.PositionX, spec.PositionY = p.position("positionX", "positionY")
@@ -806,7 +824,7 @@ var scriptCommands = map[string]*scriptCommand{
 					return invalidf("property %q is derived from the position: use move-device or move-device-zone", name)
 				}
 				if d, err := h.Device(id); err == nil {
-					if k, err := LookupKind(d.Type); err == nil {
+					if k, err := h.kinds.Lookup(d.Type); err == nil {
 						if spec, ok := k.Property(name); ok && spec.Derived {
 							return invalidf("property %q is derived by the simulation and cannot be set", name)
 						}
@@ -878,6 +896,35 @@ var scriptCommands = map[string]*scriptCommand{
 		prepare: func(p *argParser) func(*Home) error {
 			id := p.id("personId")
 			return func(h *Home) error { return h.DeletePerson(id) }
+		},
+	},
+	"set-environment": {
+		optional: [][]string{{"outdoorTemperature"}, {"outdoorMin"}, {"outdoorMax"}, {"latitude"}, {"longitude"}, {"sky"}, {"windowShare"}},
+		prepare: func(p *argParser) func(*Home) error {
+			var u EnvironmentUpdate
+			for name, dst := range map[string]**float64{"outdoorTemperature": &u.OutdoorTemperature,
+				"outdoorMin": &u.OutdoorMin, "outdoorMax": &u.OutdoorMax, "latitude": &u.Latitude,
+				"longitude": &u.Longitude, "windowShare": &u.WindowShare} {
+				if p.has(name) {
+					*dst = new(p.number(name))
+				}
+			}
+			if p.has("sky") {
+				u.Sky = new(p.args["sky"])
+			}
+			if len(p.args) == 0 {
+				p.fail(invalidf("give at least one of outdoorTemperature, outdoorMin, outdoorMax, latitude, longitude, sky, windowShare"))
+			}
+			if u.OutdoorTemperature != nil && (u.OutdoorMin != nil || u.OutdoorMax != nil) {
+				p.fail(invalidf("give either outdoorTemperature (a constant) or outdoorMin and outdoorMax (a daily curve), not both"))
+			}
+			if err := u.validate(); err != nil {
+				p.fail(err)
+			}
+			return func(h *Home) error {
+				_, err := h.UpdateEnvironment(u)
+				return err
+			}
 		},
 	},
 	"reset-context": {

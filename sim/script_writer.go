@@ -67,10 +67,13 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 	}
 	zones, devices, persons := h.Zones(), h.Devices(), h.Persons()
 
-	sw := &scriptWriter{zones: zones}
+	sw := &scriptWriter{zones: zones, kinds: h.kinds, physics: h.physics}
 	sw.buf.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
 	fmt.Fprintf(&sw.buf, "<behavior startdate=\"%s\" factor=\"%d\">\n", now.Format(DateLayout), c.Factor)
 	sw.elem("reset-context")
+	if attrs := environmentAttrs(h.Environment()); len(attrs) > 0 {
+		sw.elem("set-environment", attrs...)
+	}
 	if len(zones) > 0 {
 		sw.section("Zones")
 		for _, z := range zones {
@@ -118,9 +121,34 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 
 // scriptWriter accumulates a script, keeping the first error.
 type scriptWriter struct {
-	buf   bytes.Buffer
-	err   error
-	zones []Zone // the home's zones, in creation order
+	buf     bytes.Buffer
+	err     error
+	zones   []Zone // the home's zones, in creation order
+	kinds   *KindRegistry
+	physics Physics
+}
+
+// environmentAttrs returns the attributes of a set-environment command that
+// sets e's settings where they differ from the defaults; none when none do.
+func environmentAttrs(e Environment) []string {
+	var attrs []string
+	num := func(name string, v, def float64) {
+		if v != def {
+			attrs = append(attrs, name, formatNumber(v))
+		}
+	}
+	if e.OutdoorMin != nil {
+		attrs = append(attrs, "outdoorMin", formatNumber(*e.OutdoorMin), "outdoorMax", formatNumber(*e.OutdoorMax))
+	} else {
+		num("outdoorTemperature", e.OutdoorTemperature, DefaultOutdoorTemperature)
+	}
+	num("latitude", e.Latitude, DefaultLatitude)
+	num("longitude", e.Longitude, DefaultLongitude)
+	if e.Sky != DefaultSky {
+		attrs = append(attrs, "sky", e.Sky)
+	}
+	num("windowShare", e.WindowShare, DefaultWindowShare)
+	return attrs
 }
 
 func (sw *scriptWriter) fail(err error) {
@@ -166,11 +194,12 @@ func (sw *scriptWriter) zone(z Zone) {
 // device writes the creation of d and returns its fault when that must wait
 // for the zones' variables or the persons.
 func (sw *scriptWriter) device(d Device) *lateFault {
-	kind, err := LookupKind(d.Type)
+	kind, err := sw.kinds.Lookup(d.Type)
 	if err != nil {
 		sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
 		return nil
 	}
+	kind = kind.forPhysics(sw.physics)
 	attrs := []string{"id", d.ID, "type", d.Type}
 	if d.Name != d.ID {
 		attrs = append(attrs, "name", d.Name)

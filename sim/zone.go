@@ -132,7 +132,13 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		return Zone{}, conflictf("zone %q already exists", z.ID)
 	}
 	h.zones.add(z.ID, z)
+	h.invalidateShapesLocked()
 	h.publishZoneLocked(EventZoneAdded, z, "", nil, nil)
+	if h.physics == PhysicsRealistic {
+		// Every zone has a temperature and daylight in the realistic model.
+		h.ensureTemperatureLocked(z)
+		h.relightLocked(z)
+	}
 	h.relocateAllLocked()
 	return z.clone(), nil
 }
@@ -217,7 +223,11 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 		h.setVariableLocked(cur, k, u.Variables[k])
 	}
 	if moved || resized {
+		h.invalidateShapesLocked()
 		h.relocateAllLocked()
+		if h.physics == PhysicsRealistic {
+			h.relightLocked(cur)
+		}
 	}
 	return cur.clone(), nil
 }
@@ -263,6 +273,8 @@ func (h *Home) DeleteZone(id string) error {
 	}
 	h.zones.remove(id)
 	delete(h.lit, id)
+	delete(h.noisy, id)
+	h.invalidateShapesLocked()
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
 	h.relocateAllLocked()
 	return nil

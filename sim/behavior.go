@@ -1,0 +1,296 @@
+package sim
+
+import (
+	"slices"
+	"time"
+)
+
+// Behavior says what the devices of a kind do in the simulation. Every field
+// is optional; the zero Behavior does nothing, and a kind without behaviour
+// is a bag of properties that clients read and set.
+//
+// The functions run while the home is locked, on the goroutine that changes
+// the home or drives its time. They must be quick, must not block, and must
+// not call the [Home]'s methods (that would deadlock): they see and change
+// the home through their [DeviceContext]. Given the same inputs they must do
+// the same thing, so that a simulation runs the same way every time.
+//
+// A deactivated device has no effect on the simulation: Heat, Light,
+// Consumption, Opening and Noise count only while it is activated. A faulty
+// device keeps its derived properties: Derive and Persons do not run while
+// its fault is "yes".
+type Behavior struct {
+	// Heat returns the thermal power, in watts, that the device adds to its
+	// zone's heat balance; negative removes heat. Heaters and coolers have it.
+	Heat func(p Props) float64
+	// PeriodProperty names the number property that holds, in
+	// milliseconds, how often the contract model applies Heat to the zone.
+	// Without it the contract model ignores Heat; the realistic model
+	// integrates every zone's heat balance on its own step and ignores it.
+	PeriodProperty string
+	// Light returns the electric power, in watts, that the device turns into
+	// light in its zone. The zone's illuminance follows from it (see the
+	// physics models).
+	Light func(p Props) float64
+	// Consumption returns the electric power, in watts, that the device
+	// draws. The realistic model counts it as heat given to the zone, unless
+	// the kind has Heat; a zone's Electricity variable sums it there.
+	Consumption func(p Props) float64
+	// Opening returns the area, in m², of the opening through which the
+	// device lets outdoor air into its zone: an open door or window. The
+	// realistic model turns it into ventilation heat loss.
+	Opening func(p Props) float64
+	// Noise returns the sound level, in dB, that the device makes in its
+	// zone. A zone where a noisy kind stands has a Noise variable: the
+	// levels of its devices added as sound powers, 10·log10(Σ 10^(L/10)),
+	// 0 when all are silent.
+	Noise func(p Props) float64
+	// Derive recomputes the device's derived properties (with
+	// [DeviceContext.Set]) from its properties, its zone and the persons in
+	// it. It runs when the device is created, changed or moved and when its
+	// zone changes; its changes are part of that change.
+	Derive func(c *DeviceContext)
+	// Persons runs when a person enters, moves within or leaves the
+	// device's zone, and when a person in it is removed.
+	Persons func(c *DeviceContext, m PersonMotion)
+	// Changed runs after a client (the API, a script, a chain) changed the
+	// device, with its properties before the change.
+	Changed func(c *DeviceContext, old Props)
+	// Every is the period of Tick, in simulated time; Tick and Every go
+	// together. Tick runs every Every while the device exists, the first
+	// time Every after it was created.
+	Every time.Duration
+	Tick  func(c *DeviceContext)
+}
+
+// Props is a read-only view of a device's properties. Numbers are float64.
+type Props map[string]any
+
+// Number returns the named property as a number; 0 when it is absent or not
+// a number.
+func (p Props) Number(name string) float64 {
+	f, _ := toFloat(p[name])
+	return f
+}
+
+// Bool returns the named property as a boolean; false when it is absent or
+// not a boolean.
+func (p Props) Bool(name string) bool {
+	b, _ := p[name].(bool)
+	return b
+}
+
+// Text returns the named property as a string; "" when it is absent or not
+// a string.
+func (p Props) Text(name string) string {
+	s, _ := p[name].(string)
+	return s
+}
+
+// Motion kinds of a [PersonMotion] and of the data of a motion sensor's
+// device-event.
+const (
+	MotionEnter = "enter"
+	MotionMove  = "move"
+	MotionLeave = "leave"
+)
+
+// PersonMotion tells a device's Persons behaviour what a person did in its
+// zone.
+type PersonMotion struct {
+	// PersonID is the person who moved.
+	PersonID string
+	// Motion is MotionEnter, MotionMove or MotionLeave (also when the
+	// person was removed).
+	Motion string
+}
+
+// DeviceContext is what a kind's [Behavior] sees of its device and of the
+// home, for the length of one call: do not keep it. The home is locked
+// meanwhile; see [Behavior].
+type DeviceContext struct {
+	h *Home
+	d *device
+	// live: changes are published as events of their own; otherwise they
+	// join the change in progress, which publishes them.
+	live bool
+	// changed: a change joined the change in progress.
+	changed bool
+}
+
+// ID returns the device's id.
+func (c *DeviceContext) ID() string { return c.d.ID }
+
+// Props returns the device's properties. They are the device's own: read
+// them, and change them only with Set.
+func (c *DeviceContext) Props() Props { return c.d.Properties }
+
+// Active reports whether the device is activated.
+func (c *DeviceContext) Active() bool { return c.d.State == StateActivated }
+
+// Faulty reports whether the device's fault is "yes".
+func (c *DeviceContext) Faulty() bool { return c.d.Fault == FaultYes }
+
+// Now returns the current simulated time.
+func (c *DeviceContext) Now() time.Time { return time.UnixMilli(c.h.nowLocked()).In(c.h.loc) }
+
+// Physics returns the home's physics model.
+func (c *DeviceContext) Physics() Physics { return c.h.physics }
+
+// Set sets one of the device's properties. v is checked against the kind's
+// spec when it defines the property (derived ones included); an invalid
+// value is an error of kind [ErrInvalid] and changes nothing. Setting the
+// value a property already has does nothing.
+func (c *DeviceContext) Set(name string, v any) error {
+	if name == PropState || name == PropFault || name == PropLocation {
+		return invalidf("property %q cannot be set by a behaviour", name)
+	}
+	if spec, ok := c.d.kind.Property(name); ok {
+		nv, err := spec.check(v)
+		if err != nil {
+			return err
+		}
+		v = nv
+	} else {
+		nv, err := normalizeValue(name, v, 0)
+		if err != nil {
+			return err
+		}
+		v = nv
+	}
+	old, had := c.d.Properties[name]
+	if had && valueEqual(old, v) {
+		return nil
+	}
+	c.d.Properties[name] = v
+	c.changed = true
+	if c.live {
+		c.d.refresh()
+		if c.h.watchedLocked() {
+			s := c.d.snapshot()
+			t := EventDevicePropertyUpdated
+			if !had {
+				t = EventDevicePropertyAdded
+			}
+			c.h.publishLocked(Event{Type: t, DeviceID: c.d.ID, Device: &s, Property: name, Value: cloneValue(v), OldValue: cloneValue(old)})
+		}
+		c.h.settleDeviceLocked(c.d, c.d.zone)
+	}
+	return nil
+}
+
+// Zone returns a copy of the zone holding the device; false outside every
+// zone.
+func (c *DeviceContext) Zone() (Zone, bool) {
+	if c.d.zone == nil {
+		return Zone{}, false
+	}
+	return c.d.zone.clone(), true
+}
+
+// Persons returns the persons in the device's zone, in creation order; none
+// outside every zone.
+func (c *DeviceContext) Persons() []Person {
+	var out []Person
+	if c.d.zone == nil {
+		return nil
+	}
+	for _, p := range c.h.persons.list {
+		if p.Location == c.d.zone.ID {
+			out = append(out, *p)
+		}
+	}
+	return out
+}
+
+// PersonCount returns how many persons are in the device's zone; 0 outside
+// every zone.
+func (c *DeviceContext) PersonCount() int {
+	n := 0
+	if c.d.zone != nil {
+		for _, p := range c.h.persons.list {
+			if p.Location == c.d.zone.ID {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Illuminance returns the illuminance, in lux, that watts of this device's
+// light would give its zone under the home's physics model; 0 outside
+// every zone.
+func (c *DeviceContext) Illuminance(watts float64) float64 {
+	if c.d.zone == nil {
+		return 0
+	}
+	return c.h.lightLux(c.d, c.d.zone, watts)
+}
+
+// Device returns a copy of another device of the home; false when there is
+// none with that id.
+func (c *DeviceContext) Device(id string) (Device, bool) {
+	d, ok := c.h.devices.get(id)
+	if !ok {
+		return Device{}, false
+	}
+	return d.snapshot(), true
+}
+
+// Consumption returns the electric power, in watts, that the device with
+// the given id draws now: 0 when it does not exist, is deactivated or its
+// kind has no Consumption.
+func (c *DeviceContext) Consumption(id string) float64 {
+	d, ok := c.h.devices.get(id)
+	if !ok {
+		return 0
+	}
+	return d.consumption
+}
+
+// Emit publishes a device-event of the device carrying data, as a motion
+// sensor does when someone moves. A faulty device emits nothing.
+func (c *DeviceContext) Emit(data any) {
+	if c.d.Fault == FaultYes || !c.h.watchedLocked() {
+		return
+	}
+	s := c.d.snapshot()
+	c.h.publishLocked(Event{Type: EventDeviceEvent, DeviceID: c.d.ID, Device: &s, Value: data})
+}
+
+// After runs fn once d of simulated time has passed (at once, after what is
+// already due, when d is not positive), with a context of its own, unless
+// the device is removed first.
+func (c *DeviceContext) After(d time.Duration, fn func(c *DeviceContext)) {
+	id := c.d.ID
+	t := &timer{}
+	t.fire = func(h *Home, _ int64) {
+		h.dropPendingLocked(id, t)
+		if dev, ok := h.devices.get(id); ok {
+			fn(&DeviceContext{h: h, d: dev, live: true})
+		}
+	}
+	c.h.pending[id] = append(c.h.pending[id], t)
+	c.h.scheduleLocked(t, c.h.nowLocked()+max(d.Milliseconds(), 0))
+}
+
+// dropPendingLocked forgets t, a timer of device id that fired.
+func (h *Home) dropPendingLocked(id string, t *timer) {
+	ts := slices.DeleteFunc(h.pending[id], func(x *timer) bool { return x == t })
+	if len(ts) == 0 {
+		delete(h.pending, id)
+	} else {
+		h.pending[id] = ts
+	}
+}
+
+// cancelDeviceTimersLocked cancels every timer of device d: its heat
+// updates, its ticks and what its behaviour scheduled.
+func (h *Home) cancelDeviceTimersLocked(d *device) {
+	h.cancelLocked(d.timer)
+	h.cancelLocked(d.ticker)
+	for _, t := range h.pending[d.ID] {
+		h.cancelLocked(t)
+	}
+	delete(h.pending, d.ID)
+}

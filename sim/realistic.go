@@ -1,0 +1,275 @@
+package sim
+
+import "math"
+
+// Constants of the realistic model. The README gives the source of each.
+const (
+	// RealisticStep is how often, in simulated milliseconds, the realistic
+	// model integrates every zone's heat balance and daylight.
+	RealisticStep = 60_000
+	// CeilingHeight is a zone's height, in metres, in the realistic model,
+	// unless its Volume variable says otherwise (height = Volume / area).
+	CeilingHeight = 2.5
+	// Thermal transmittances, in W/(m²·K), of the envelope of a house of the
+	// 1980s–1990s: outer walls, windows (double glazing), the roof above
+	// every zone and the floor below it (a single storey).
+	UWall   = 0.6
+	UWindow = 2.8
+	URoof   = 0.4
+	UFloor  = 0.6
+	// AirChangesPerHour is the infiltration of outdoor air, closed windows.
+	AirChangesPerHour = 0.6
+	// WallConductance is the heat transfer coefficient, in W/(m²·K), of the
+	// wall between two zones that touch (iCasa 1.2.5's K).
+	WallConductance = 0.724
+	// WallContactGap is the widest gap, in metres, between two zones' facing
+	// sides for them to share a wall (iCasa 1.2.5).
+	WallContactGap = 0.3
+	// ThermalMassPerM2 is the internal heat capacity of a room, in
+	// J/(m²·K) of floor: walls, floor slab and furniture (ISO 13790's
+	// "medium" class), added to the air's HeatCapacityPerM3 × volume.
+	ThermalMassPerM2 = 165_000.0
+	// PersonHeat is the sensible heat, in watts, that a person gives off.
+	PersonHeat = 75.0
+	// DefaultEfficacy is a light's default luminous efficacy, in lm/W: an
+	// LED bulb of today.
+	DefaultEfficacy = 100.0
+	// UtilisationFactor is the share of a lamp's flux that reaches the
+	// working plane (lumen method).
+	UtilisationFactor = 0.6
+	// Glazing and daylight: visible transmittance, solar heat gain
+	// coefficient, the angle of sky seen from a window (degrees), the mean
+	// reflectance of a room's surfaces, the luminous efficacy of daylight
+	// (lm/W) and the share of the horizontal irradiance that a window of
+	// unknown orientation receives.
+	GlazingTransmittance = 0.7
+	GlazingSolarGain     = 0.6
+	WindowSkyAngle       = 80.0
+	SurfaceReflectance   = 0.5
+	DaylightEfficacy     = 110.0
+	WindowIrradiance     = 0.5
+	// Openings (BS 5925, single-sided, stack-driven): discharge coefficient
+	// and the height of an opening, in metres.
+	OpeningDischarge = 0.61
+	OpeningHeight    = 1.5
+	// Gravity, in m/s².
+	Gravity = 9.81
+	// Bounds of a zone's temperature in the realistic model, in kelvin, so
+	// that absurd settings stay finite: -100 °C to 100 °C.
+	MinRealisticTemperature = 173.15
+	MaxRealisticTemperature = 373.15
+)
+
+// Zone variables with a meaning to the simulation, beyond the contract's.
+const (
+	// VarNoise is a zone's sound level, in dB, where noisy devices stand.
+	VarNoise = "Noise"
+	// VarElectricity is the electric power, in watts, that a zone's devices
+	// draw (realistic model).
+	VarElectricity = "Electricity"
+	// VarWindowShare sets a zone's window area as a share of its floor area
+	// (realistic model); without it the environment's WindowShare applies.
+	VarWindowShare = "WindowShare"
+)
+
+// efficacy returns a light's luminous efficacy, lm/W.
+func efficacy(d *device) float64 {
+	if v, ok := toFloat(d.Properties[PropLuminousEfficacy]); ok {
+		return v
+	}
+	return DefaultEfficacy
+}
+
+// thermalZone is what the realistic model computes of a zone's shape.
+type thermalZone struct {
+	area, height, volume float64 // m², m, m³
+	windows              float64 // window area, m²
+	envelope             float64 // conductance to the outdoors, W/K: walls, windows, roof, floor, infiltration
+	capacity             float64 // J/K
+	surfaces             float64 // area of floor, ceiling and walls, m²
+}
+
+// shape returns the thermal shape of z, whose sides shared with other zones
+// measure shared metres.
+func (h *Home) shape(z *Zone, shared float64) thermalZone {
+	t := thermalZone{area: z.AreaM2(), height: CeilingHeight}
+	if v, ok := z.Variables[VarVolume]; ok && t.area > 0 && v > 0 {
+		t.height = v / t.area
+	}
+	t.volume = t.area * t.height
+	share := h.env.windowShare
+	if s, ok := z.Variables[VarWindowShare]; ok && s >= 0 {
+		share = s
+	}
+	t.windows = share * t.area
+	w := float64(z.RightX-z.LeftX) * PlanUnitMeters
+	l := float64(z.BottomY-z.TopY) * PlanUnitMeters
+	outer := max(2*(w+l)-shared, 0) * t.height
+	opaque := max(outer-t.windows, 0)
+	t.envelope = UWall*opaque + UWindow*t.windows + (URoof+UFloor)*t.area +
+		HeatCapacityPerM3*AirChangesPerHour*t.volume/3600
+	t.capacity = HeatCapacityPerM3*t.volume + ThermalMassPerM2*t.area
+	t.surfaces = 2*t.area + 2*(w+l)*t.height
+	return t
+}
+
+// contact is a wall two zones share.
+type contact struct {
+	a, b   int     // indexes in h.zones.list
+	length float64 // m
+}
+
+// contactsLocked returns the walls the zones share: facing sides at most
+// WallContactGap apart, over the length they overlap.
+func (h *Home) contactsLocked() []contact {
+	if h.contacts != nil && h.contactsValid {
+		return h.contacts
+	}
+	gap := int(math.Floor(WallContactGap / PlanUnitMeters))
+	var out []contact
+	zs := h.zones.list
+	overlap := func(a0, a1, b0, b1 int) int { return min(a1, b1) - max(a0, b0) }
+	for i, a := range zs {
+		for j := i + 1; j < len(zs); j++ {
+			b := zs[j]
+			n := 0
+			switch {
+			case abs(a.RightX-b.LeftX) <= gap || abs(b.RightX-a.LeftX) <= gap:
+				n = overlap(a.TopY, a.BottomY, b.TopY, b.BottomY)
+			case abs(a.BottomY-b.TopY) <= gap || abs(b.BottomY-a.TopY) <= gap:
+				n = overlap(a.LeftX, a.RightX, b.LeftX, b.RightX)
+			}
+			if n > 0 {
+				out = append(out, contact{a: i, b: j, length: float64(n) * PlanUnitMeters})
+			}
+		}
+	}
+	h.contacts, h.contactsValid = out, true
+	return out
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// invalidateShapesLocked forgets the shared walls after zones changed.
+func (h *Home) invalidateShapesLocked() { h.contactsValid = false }
+
+// daylightLocked returns the daylight that reaches zone z through its
+// windows, in lux: the outdoor illuminance × the zone's average daylight
+// factor.
+func (h *Home) daylightLocked(z *Zone) float64 {
+	lux, _ := h.env.illuminance(h.nowLocked())
+	if lux == 0 {
+		return 0
+	}
+	t := h.shape(z, 0)
+	return lux * averageDaylightFactor(t.windows, t.surfaces, GlazingTransmittance, WindowSkyAngle, SurfaceReflectance)
+}
+
+// meterLocked recomputes the Electricity variable of zone z: what its
+// active devices draw, in watts.
+func (h *Home) meterLocked(z *Zone) {
+	sum := 0.0
+	for _, d := range h.devices.list {
+		if d.zone == z {
+			sum += d.consumption
+		}
+	}
+	h.setVariableLocked(z, VarElectricity, &sum)
+}
+
+// startRealisticLocked schedules the realistic model's step.
+func (h *Home) startRealisticLocked() {
+	t := &timer{period: RealisticStep}
+	t.fire = func(h *Home, at int64) { h.stepLocked(at) }
+	h.scheduleLocked(t, h.nowLocked()+RealisticStep)
+}
+
+// stepLocked integrates one step of the realistic model at simulated time at
+// (ms): every zone's heat balance over the step that ends, then daylight.
+//
+// For each zone, with the other zones' temperatures as they were at the
+// start of the step, the balance C·dT/dt = Q + G_out·(T_out − T) +
+// Σ K·S·(T_n − T) has the exact solution T' = T_eq + (T − T_eq)·e^(−G·Δt/C),
+// where G = G_out + Σ K·S and T_eq = (Q + G_out·T_out + Σ K·S·T_n) / G: stable
+// for any step and any power.
+func (h *Home) stepLocked(at int64) {
+	zs := h.zones.list
+	if len(zs) == 0 {
+		return
+	}
+	out := h.env.temperature(at)
+	outLux, _ := h.env.illuminance(at)
+	n := len(zs)
+	index := make(map[*Zone]int, n)
+	for i, z := range zs {
+		index[z] = i
+	}
+	q := make([]float64, n)       // W into each zone
+	opening := make([]float64, n) // m² open to the outdoors
+	for _, d := range h.devices.list {
+		i, ok := index[d.zone]
+		if d.zone == nil || !ok {
+			continue
+		}
+		if d.kind.Behavior.Heat != nil {
+			q[i] += d.heat
+		} else {
+			q[i] += d.consumption
+		}
+		opening[i] += d.opening
+	}
+	for _, p := range h.persons.list {
+		if z, ok := h.zones.get(p.Location); ok {
+			q[index[z]] += PersonHeat
+		}
+	}
+	shared := make([]float64, n)
+	contacts := h.contactsLocked()
+	for _, c := range contacts {
+		shared[c.a] += c.length
+		shared[c.b] += c.length
+	}
+	temps := make([]float64, n)
+	shapes := make([]thermalZone, n)
+	for i, z := range zs {
+		temps[i] = h.ensureTemperatureLocked(z)
+		shapes[i] = h.shape(z, shared[i])
+	}
+	g := make([]float64, n)  // total conductance, W/K
+	gt := make([]float64, n) // Σ conductance × temperature on the other side, W
+	for i := range zs {
+		s := &shapes[i]
+		gOut := s.envelope
+		if opening[i] > 0 {
+			dT := math.Abs(temps[i] - out)
+			flow := OpeningDischarge * opening[i] / 3 * math.Sqrt(Gravity*OpeningHeight*dT/((temps[i]+out)/2))
+			gOut += HeatCapacityPerM3 * flow
+		}
+		sun := outLux / DaylightEfficacy * s.windows * GlazingSolarGain * WindowIrradiance
+		g[i] += gOut
+		gt[i] += gOut*out + q[i] + sun
+	}
+	for _, c := range contacts {
+		k := WallConductance * c.length * min(shapes[c.a].height, shapes[c.b].height)
+		g[c.a] += k
+		gt[c.a] += k * temps[c.b]
+		g[c.b] += k
+		gt[c.b] += k * temps[c.a]
+	}
+	dt := float64(RealisticStep) / 1000
+	for i, z := range zs {
+		if g[i] <= 0 || shapes[i].capacity <= 0 {
+			continue
+		}
+		eq := gt[i] / g[i]
+		t := eq + (temps[i]-eq)*math.Exp(-g[i]*dt/shapes[i].capacity)
+		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
+		h.setVariableLocked(z, VarTemperature, &t)
+	}
+	h.relightLocked(zs...)
+}

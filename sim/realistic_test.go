@@ -195,7 +195,7 @@ func TestEnvironment(t *testing.T) {
 	if *e.OutdoorMin != 270 || *e.OutdoorMax != 280 || e.OutdoorTemperature <= 270 || e.OutdoorTemperature >= 280 {
 		t.Errorf("after setting a curve: %+v", e)
 	}
-	if err := h.RunUntil(time.Date(2024, 1, 15, 15, 0, 0, 0, time.UTC).Add(-time.Duration(5.72/15*float64(time.Hour)))); err != nil {
+	if err := h.RunUntil(time.Date(2024, 1, 15, 15, 0, 0, 0, time.UTC).Add(-time.Duration(5.72 / 15 * float64(time.Hour)))); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.Environment().OutdoorTemperature; math.Abs(got-280) > 1e-6 {

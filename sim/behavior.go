@@ -217,6 +217,34 @@ func (c *DeviceContext) PersonCount() int {
 	return n
 }
 
+// ZoneConsumption returns the electric power, in watts, that the other
+// active devices of the device's zone draw; 0 outside every zone.
+func (c *DeviceContext) ZoneConsumption() float64 {
+	sum := 0.0
+	if c.d.zone != nil {
+		for _, d := range c.h.devices.list {
+			if d.zone == c.d.zone && d.ID != c.d.ID {
+				sum += d.consumption
+			}
+		}
+	}
+	return sum
+}
+
+// anyInZone reports whether a device of the zone, other than this one,
+// satisfies f.
+func (c *DeviceContext) anyInZone(f func(d *device) bool) bool {
+	if c.d.zone == nil {
+		return false
+	}
+	for _, d := range c.h.devices.list {
+		if d.zone == c.d.zone && d.ID != c.d.ID && f(d) {
+			return true
+		}
+	}
+	return false
+}
+
 // Illuminance returns the illuminance, in lux, that watts of this device's
 // light would give its zone under the home's physics model; 0 outside
 // every zone.

@@ -1,5 +1,10 @@
 package sim
 
+import (
+	"math"
+	"time"
+)
+
 // The built-in device kinds: the catalogue of the original iCasa simulator,
 // each a registration of properties and behaviour like any kind of a user's.
 
@@ -120,8 +125,8 @@ var builtinKinds = []Kind{
 			efficacySpec,
 		},
 		Behavior: Behavior{
-			Light:       onPower(PropPowerStatus, PropMaxPower),
-			Consumption: onPower(PropPowerStatus, PropMaxPower),
+			Light:       onPower(PropPowerStatus, PropMaxPower, 0),
+			Consumption: onPower(PropPowerStatus, PropMaxPower, 0),
 		},
 	},
 	{
@@ -171,13 +176,224 @@ var builtinKinds = []Kind{
 		PropCurrentConcentration, 0.0, VarCO2Concentration, "ppm", "Reads its zone's carbon dioxide concentration."),
 }
 
-// onPower returns the power of a device that draws watts (a property) while
-// a boolean property is true.
-func onPower(on, watts string) func(Props) float64 {
+// Property names of the kinds beyond the contract's, after iCasa's sources
+// (doorWindowSensor.opneningDetection keeps iCasa's spelling, so that its
+// scripts and applications work).
+const (
+	PropAudioSourceIsPlaying      = "audioSource.isPlaying"
+	PropSpeakerVolume             = "speaker.volume"
+	PropSpeakerNoiseLevel         = "speaker.noiseLevel"
+	PropSpeakerMaxNoise           = "speaker.maxNoise"
+	PropSpeakerAudioSource        = "speaker.audioSource"
+	PropDoorWindowOpening         = "doorWindowSensor.opneningDetection"
+	PropDoorWindowOpeningArea     = "doorWindowSensor.openingArea"
+	PropFloodSensorAlarm          = "floodSensor.alarm"
+	PropSirenStatus               = "siren.status"
+	PropSirenNoise                = "siren.noise"
+	PropCameraStatus              = "camera.status"
+	PropCameraPersonCount         = "camera.personCount"
+	PropPowerSwitchStatus         = "powerSwitch.currentStatus"
+	PropPowerSwitchMeterWatts     = "powerSwitchMeter.currentConsumption"
+	PropBathroomScaleWeight       = "bathroomScale.currentWeight"
+	PropSphygmometerSystolic      = "sphygmometer.systolic"
+	PropSphygmometerDiastolic     = "sphygmometer.diastolic"
+	PropSphygmometerPulse         = "sphygmometer.pulse"
+	PropMedicalThermometerReading = "medicalThermometer.currentTemperature"
+	PropTabletScreenOn            = "tablet.screenOn"
+)
+
+// catalogueKinds are the kinds of iCasa's catalogue beyond the contract's.
+var catalogueKinds = []Kind{
+	{
+		Name: "AudioSource", Service: "fr.liglab.adele.icasa.device.sound.AudioSource",
+		Doc: "A music player; the speakers of its zone play what it plays.",
+		Properties: []PropertySpec{
+			{Name: PropAudioSourceIsPlaying, Type: Bool, Default: false, Doc: "playing"},
+		},
+		Behavior: Behavior{Consumption: onPower(PropAudioSourceIsPlaying, "", 10)},
+	},
+	{
+		Name: "Speaker", Service: "fr.liglab.adele.icasa.device.sound.Speaker",
+		Doc: "A loudspeaker: while an audio source plays (the one it names, else any in its zone) it makes volume × maxNoise dB of noise in its zone; it looks every 250 ms, as iCasa's did.",
+		Properties: []PropertySpec{
+			{Name: PropSpeakerVolume, Type: Number, Default: 0.0, Min: 0, Max: 1, Doc: "volume"},
+			{Name: PropSpeakerMaxNoise, Type: Number, Default: 100.0, Min: 0, Max: 200, Unit: "dB", Doc: "noise at full volume"},
+			{Name: PropSpeakerAudioSource, Type: String, Default: "", Doc: "id of the audio source it plays; empty: any in its zone"},
+			{Name: PropSpeakerNoiseLevel, Type: Number, Default: 0.0, Derived: true, Unit: "dB", Doc: "noise it makes now"},
+		},
+		Behavior: Behavior{
+			Noise:  silentAtZero(PropSpeakerNoiseLevel),
+			Derive: listen,
+			Every:  250 * time.Millisecond,
+			Tick:   listen,
+		},
+	},
+	{
+		Name: "DoorWindowSensor", Service: "fr.liglab.adele.icasa.device.doorWindow.DoorWindowSensor",
+		Doc: "A contact on a door or window, open while opneningDetection is true; in the realistic model an open one lets outdoor air in through openingArea m².",
+		Properties: []PropertySpec{
+			{Name: PropDoorWindowOpening, Type: Bool, Default: false, Doc: "open (iCasa's spelling)"},
+			{Name: PropDoorWindowOpeningArea, Type: Number, Default: 1.5, Min: 0, Max: 100, Unit: "m²", Physics: PhysicsRealistic,
+				Doc: "area open to the outdoors when open"},
+		},
+		Behavior: Behavior{Opening: onPower(PropDoorWindowOpening, PropDoorWindowOpeningArea, 0)},
+	},
+	{
+		Name: "FloodSensor", Service: "fr.liglab.adele.icasa.device.security.FloodSensor",
+		Doc: "Raises its alarm while water floods its zone: while a sprinkler there sprays.",
+		Properties: []PropertySpec{
+			{Name: PropFloodSensorAlarm, Type: Bool, Default: false, Derived: true, Doc: "water detected; kept while faulty"},
+		},
+		Behavior: Behavior{
+			Derive: senseFlood,
+			Every:  time.Second,
+			Tick:   senseFlood,
+		},
+	},
+	{
+		Name: "Siren", Service: "fr.liglab.adele.icasa.device.security.Siren",
+		Doc: "An alarm siren: while on it makes noise dB in its zone.",
+		Properties: []PropertySpec{
+			{Name: PropSirenStatus, Type: Bool, Default: false, Doc: "sounding"},
+			{Name: PropSirenNoise, Type: Number, Default: 100.0, Min: 0, Max: 200, Unit: "dB", Doc: "noise while sounding"},
+		},
+		Behavior: Behavior{
+			Noise: func(p Props) float64 {
+				if p.Bool(PropSirenStatus) {
+					return p.Number(PropSirenNoise)
+				}
+				return math.Inf(-1)
+			},
+			Consumption: onPower(PropSirenStatus, "", 20),
+		},
+	},
+	{
+		Name: "Camera", Service: "fr.liglab.adele.icasa.device.security.Camera",
+		Doc: "A camera: while recording it counts the persons in its zone.",
+		Properties: []PropertySpec{
+			{Name: PropCameraStatus, Type: Bool, Default: false, Doc: "recording"},
+			{Name: PropCameraPersonCount, Type: Number, Default: 0.0, Derived: true, Doc: "persons seen in the zone while recording"},
+		},
+		Behavior: Behavior{
+			Derive:      countPersons,
+			Persons:     func(c *DeviceContext, _ PersonMotion) { countPersons(c) },
+			Consumption: onPower(PropCameraStatus, "", 5),
+		},
+	},
+	{
+		Name: "PowerSwitchMeter", Service: "fr.liglab.adele.icasa.device.power.PowerSwitchMeter",
+		Doc: "A switch that meters the electric power its zone's other devices draw while on, read every 10 s.",
+		Properties: []PropertySpec{
+			{Name: PropPowerSwitchStatus, Type: Bool, Default: false, Doc: "on"},
+			{Name: PropPowerSwitchMeterWatts, Type: Number, Default: 0.0, Derived: true, Unit: "W", Doc: "power drawn in the zone, 0 while off"},
+		},
+		Behavior: Behavior{
+			Derive: meter,
+			Every:  10 * time.Second,
+			Tick:   meter,
+		},
+	},
+	{
+		Name: "BathroomScale", Service: "fr.liglab.adele.icasa.device.bathroomscale.BathroomScale",
+		Doc: "A medical scale; its reading is set by the scenario.",
+		Properties: []PropertySpec{
+			{Name: PropBathroomScaleWeight, Type: Number, Default: 0.0, Min: 0, Max: 500, Unit: "kg", Doc: "weight measured"},
+		},
+	},
+	{
+		Name: "Sphygmometer", Service: "fr.liglab.adele.icasa.device.sphygmometer.Sphygmometer",
+		Doc: "A blood-pressure monitor; its readings are set by the scenario.",
+		Properties: []PropertySpec{
+			{Name: PropSphygmometerSystolic, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "mmHg", Doc: "systolic pressure"},
+			{Name: PropSphygmometerDiastolic, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "mmHg", Doc: "diastolic pressure"},
+			{Name: PropSphygmometerPulse, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "bpm", Doc: "pulse"},
+		},
+	},
+	{
+		Name: "MedicalThermometer", Service: "fr.liglab.adele.icasa.device.medical.MedicalThermometer",
+		Doc: "A clinical thermometer; its reading (a person's temperature) is set by the scenario.",
+		Properties: []PropertySpec{
+			{Name: PropMedicalThermometerReading, Type: Number, Default: 0.0, Min: 0, Max: 400, Unit: "K", Doc: "temperature measured"},
+		},
+	},
+	{
+		Name: "Tablet", Service: "fr.liglab.adele.icasa.device.tablet.Tablet",
+		Doc: "A tablet for the occupants; it draws power while its screen is on.",
+		Properties: []PropertySpec{
+			{Name: PropTabletScreenOn, Type: Bool, Default: false, Doc: "screen on"},
+		},
+		Behavior: Behavior{Consumption: onPower(PropTabletScreenOn, "", 5)},
+	},
+}
+
+// silentAtZero returns the noise of a device that makes the level of a
+// property, none while it is 0.
+func silentAtZero(level string) func(Props) float64 {
 	return func(p Props) float64 {
-		if p.Bool(on) {
-			return p.Number(watts)
+		if l := p.Number(level); l > 0 {
+			return l
 		}
-		return 0
+		return math.Inf(-1)
+	}
+}
+
+// listen sets a speaker's noise: volume × maxNoise while its audio source
+// plays.
+func listen(c *DeviceContext) {
+	p := c.Props()
+	playing := false
+	if id := p.Text(PropSpeakerAudioSource); id != "" {
+		d, ok := c.Device(id)
+		playing = ok && d.State == StateActivated && d.Properties[PropAudioSourceIsPlaying] == true
+	} else {
+		playing = c.anyInZone(func(d *device) bool {
+			return d.State == StateActivated && d.Properties[PropAudioSourceIsPlaying] == true
+		})
+	}
+	noise := 0.0
+	if playing {
+		noise = p.Number(PropSpeakerVolume) * p.Number(PropSpeakerMaxNoise)
+	}
+	c.Set(PropSpeakerNoiseLevel, noise)
+}
+
+// senseFlood sets a flood sensor: true while an active sprinkler in its zone
+// sprays.
+func senseFlood(c *DeviceContext) {
+	c.Set(PropFloodSensorAlarm, c.anyInZone(func(d *device) bool {
+		return d.kind.Name == "Sprinkler" && d.State == StateActivated && d.Properties[PropPowerStatus] == true
+	}))
+}
+
+// countPersons sets a camera's count of the persons in its zone.
+func countPersons(c *DeviceContext) {
+	n := 0
+	if c.Props().Bool(PropCameraStatus) {
+		n = c.PersonCount()
+	}
+	c.Set(PropCameraPersonCount, float64(n))
+}
+
+// meter sets a power meter's reading: what the other devices of its zone
+// draw, while it is on.
+func meter(c *DeviceContext) {
+	w := 0.0
+	if c.Props().Bool(PropPowerSwitchStatus) {
+		w = c.ZoneConsumption()
+	}
+	c.Set(PropPowerSwitchMeterWatts, w)
+}
+
+// onPower returns the power of a device that draws watts (a property, or
+// fixed when the name is empty) while a boolean property is true.
+func onPower(on, watts string, fixed float64) func(Props) float64 {
+	return func(p Props) float64 {
+		switch {
+		case !p.Bool(on):
+			return 0
+		case watts == "":
+			return fixed
+		}
+		return p.Number(watts)
 	}
 }

@@ -62,11 +62,14 @@ func heaterProps(extra map[string]any) map[string]any {
 	return m
 }
 
-// kindNames are the built-in kinds the contract lists, in registry order.
+// kindNames are the built-in kinds, in registry order: the contract's,
+// then the rest of iCasa's catalogue.
 var kindNames = []string{
 	"Heater", "Cooler", "Thermometer", "Photometer", "DimmerLight", "BinaryLight",
 	"PresenceSensor", "MotionSensor", "PushButton", "ToggleSwitch", "Sprinkler",
 	"COGasSensor", "CO2GasSensor",
+	"AudioSource", "Speaker", "DoorWindowSensor", "FloodSensor", "Siren", "Camera", "PowerSwitchMeter",
+	"BathroomScale", "Sphygmometer", "MedicalThermometer", "Tablet",
 }
 
 // ignoreBehavior compares kinds without their behaviour: functions are

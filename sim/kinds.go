@@ -272,7 +272,7 @@ type KindRegistry struct {
 // catalogue of the original iCasa simulator (see [Kinds]).
 func NewKindRegistry() *KindRegistry {
 	r := NewEmptyKindRegistry()
-	for _, k := range builtinKinds {
+	for _, k := range append(slices.Clone(builtinKinds), catalogueKinds...) {
 		if err := r.Register(k); err != nil {
 			panic(err) // a bug in this package
 		}

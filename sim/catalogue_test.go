@@ -1,0 +1,182 @@
+package sim_test
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+func prop(tb testing.TB, h *sim.Home, id, name string) any {
+	tb.Helper()
+	d, err := h.Device(id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d.Properties[name]
+}
+
+func set(tb testing.TB, h *sim.Home, id string, props map[string]any) {
+	tb.Helper()
+	if _, err := h.UpdateDevice(id, sim.DeviceUpdate{Properties: props}); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestCatalogueBehaviours(t *testing.T) {
+	t.Run("speakers make noise while their source plays", func(t *testing.T) {
+		h, _ := newHome(t)
+		mustZone(t, h, rect("room", 0, 0, 100, 100))
+		mustDevice(t, h, placed("radio", "AudioSource", 10, 10, nil))
+		mustDevice(t, h, placed("left", "Speaker", 20, 20, map[string]any{"speaker.volume": 0.5}))
+		mustDevice(t, h, placed("right", "Speaker", 30, 30, map[string]any{"speaker.volume": 0.5}))
+		mustAdvance(t, h, time.Second)
+		if got := variable(t, h, "room", sim.VarNoise); got != 0 {
+			t.Errorf("Noise with the radio off = %v, want 0", got)
+		}
+		set(t, h, "radio", map[string]any{"audioSource.isPlaying": true})
+		mustAdvance(t, h, time.Second)
+		if got := prop(t, h, "left", "speaker.noiseLevel"); got != 50.0 {
+			t.Errorf("speaker.noiseLevel = %v, want 0.5 × 100 = 50", got)
+		}
+		// Two sources of 50 dB add up as powers: 50 + 10·log10(2) = 53.0103 dB.
+		if got, want := variable(t, h, "room", sim.VarNoise), 50+10*math.Log10(2); math.Abs(got-want) > 1e-9 {
+			t.Errorf("Noise = %v, want %v", got, want)
+		}
+		set(t, h, "radio", map[string]any{"audioSource.isPlaying": false})
+		mustAdvance(t, h, time.Second)
+		if got := variable(t, h, "room", sim.VarNoise); got != 0 {
+			t.Errorf("Noise after the radio stopped = %v, want 0", got)
+		}
+	})
+	t.Run("a siren sounds", func(t *testing.T) {
+		h, _ := newHome(t)
+		mustZone(t, h, rect("hall", 0, 0, 100, 100))
+		mustDevice(t, h, placed("siren", "Siren", 10, 10, map[string]any{"siren.status": true}))
+		if got := variable(t, h, "hall", sim.VarNoise); got != 100 {
+			t.Errorf("Noise = %v, want 100", got)
+		}
+	})
+	t.Run("a flood sensor sees the sprinkler spray", func(t *testing.T) {
+		h, _ := newHome(t)
+		mustZone(t, h, rect("kitchen", 0, 0, 100, 100))
+		mustDevice(t, h, placed("sprinkler", "Sprinkler", 10, 10, nil))
+		mustDevice(t, h, placed("flood", "FloodSensor", 20, 20, nil))
+		set(t, h, "sprinkler", map[string]any{"power_status": true})
+		mustAdvance(t, h, time.Second)
+		if got := prop(t, h, "flood", "floodSensor.alarm"); got != true {
+			t.Errorf("floodSensor.alarm = %v, want true", got)
+		}
+	})
+	t.Run("a camera counts the persons while recording", func(t *testing.T) {
+		h, _ := newHome(t)
+		mustZone(t, h, rect("door", 0, 0, 100, 100))
+		mustDevice(t, h, placed("cam", "Camera", 10, 10, map[string]any{"camera.status": true}))
+		mustPerson(t, h, sim.PersonSpec{ID: "a", Type: "Man", PositionX: ptr(50), PositionY: ptr(50)})
+		mustPerson(t, h, sim.PersonSpec{ID: "b", Type: "Woman", PositionX: ptr(60), PositionY: ptr(60)})
+		if got := prop(t, h, "cam", "camera.personCount"); got != 2.0 {
+			t.Errorf("camera.personCount = %v, want 2", got)
+		}
+	})
+	t.Run("a meter reads what its zone draws", func(t *testing.T) {
+		h, _ := newHome(t)
+		mustZone(t, h, rect("room", 0, 0, 100, 100))
+		mustDevice(t, h, placed("meter", "PowerSwitchMeter", 10, 10, map[string]any{"powerSwitch.currentStatus": true}))
+		mustDevice(t, h, placed("heater", "Heater", 20, 20, map[string]any{"heater.powerLevel": 0.5}))
+		mustDevice(t, h, placed("lamp", "BinaryLight", 30, 30, map[string]any{"power_status": true, "max_power": 60.0}))
+		mustAdvance(t, h, 10*time.Second)
+		if got := prop(t, h, "meter", "powerSwitchMeter.currentConsumption"); got != 560.0 {
+			t.Errorf("powerSwitchMeter.currentConsumption = %v, want 500 + 60", got)
+		}
+	})
+	t.Run("an open window lets the heat out (realistic)", func(t *testing.T) {
+		temp := func(open bool) float64 {
+			h := realisticHome(t, midnight, &sim.EnvironmentUpdate{OutdoorTemperature: ptr(273.15)})
+			mustZone(t, h, room("r", 0, 0))
+			mustDevice(t, h, placed("window", "DoorWindowSensor", 10, 10, map[string]any{"doorWindowSensor.opneningDetection": open}))
+			mustAdvance(t, h, time.Hour)
+			return variable(t, h, "r", sim.VarTemperature)
+		}
+		closed, open := temp(false), temp(true)
+		if !(open < closed-0.5) {
+			t.Errorf("after an hour: %v K with the window closed, %v K open; want open well below", closed, open)
+		}
+	})
+}
+
+func TestRegisterKind(t *testing.T) {
+	plug := sim.Kind{
+		Name: "SmartPlug", Namespace: "acme",
+		Properties: []sim.PropertySpec{
+			{Name: "plug.feeds", Type: sim.String, Default: ""},
+			{Name: "plug.watts", Type: sim.Number, Default: 0.0, Derived: true},
+		},
+		Behavior: sim.Behavior{
+			Every: time.Second,
+			Tick: func(c *sim.DeviceContext) {
+				c.Set("plug.watts", c.Consumption(c.Props().Text("plug.feeds")))
+			},
+		},
+	}
+	h, _ := newHome(t)
+	if err := h.Kinds().Register(plug); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Kinds().Register(plug); !errors.Is(err, sim.ErrConflict) {
+		t.Errorf("Register twice = %v, want ErrConflict", err)
+	}
+	other, _ := newHome(t)
+	if _, err := other.CreateDevice(sim.DeviceSpec{ID: "p", Type: "acme.SmartPlug"}); !errors.Is(err, sim.ErrInvalid) {
+		t.Errorf("another home knows the kind: CreateDevice = %v, want ErrInvalid", err)
+	}
+	mustDevice(t, h, sim.DeviceSpec{ID: "heater", Type: "Heater", Properties: map[string]any{"heater.powerLevel": 0.25}})
+	d := mustDevice(t, h, sim.DeviceSpec{ID: "plug", Type: "ACME.smartplug", Properties: map[string]any{"plug.feeds": "heater"}})
+	if d.Type != "acme.SmartPlug" || d.Services[0] != "acme.SmartPlug" {
+		t.Errorf("device = %+v, want type and service acme.SmartPlug", d)
+	}
+	mustAdvance(t, h, time.Second)
+	if got := prop(t, h, "plug", "plug.watts"); got != 250.0 {
+		t.Errorf("plug.watts = %v, want 250", got)
+	}
+	for name, k := range map[string]sim.Kind{
+		"empty name":            {},
+		"bad name":              {Name: "Smart Plug"},
+		"bad default":           {Name: "X", Properties: []sim.PropertySpec{{Name: "p", Type: sim.Number, Default: "one"}}},
+		"default out of range":  {Name: "X", Properties: []sim.PropertySpec{{Name: "p", Type: sim.Number, Default: 5.0, Min: 0, Max: 1}}},
+		"state":                 {Name: "X", Properties: []sim.PropertySpec{{Name: "state", Type: sim.String, Default: ""}}},
+		"twice":                 {Name: "X", Properties: []sim.PropertySpec{{Name: "p", Default: 0.0}, {Name: "p", Default: 0.0}}},
+		"tick without every":    {Name: "X", Behavior: sim.Behavior{Tick: func(*sim.DeviceContext) {}}},
+		"same name as built-in": {Name: "heater"},
+	} {
+		if err := h.Kinds().Register(k); err == nil {
+			t.Errorf("%s: Register(%+v) = nil, want an error", name, k)
+		}
+	}
+}
+
+func TestObserveCurrent(t *testing.T) {
+	h, _ := newHome(t)
+	mustZone(t, h, rect("room", 0, 0, 100, 100))
+	mustDevice(t, h, placed("t", "Thermometer", 10, 10, nil))
+	mustPerson(t, h, sim.PersonSpec{ID: "p", Type: "Man", PositionX: ptr(5), PositionY: ptr(5)})
+	var got []string
+	stop := h.ObserveCurrent(func(e sim.Event) {
+		got = append(got, string(e.Type)+" "+e.ZoneID+e.DeviceID+e.PersonID)
+		if e.DeviceID == "t" && (!e.Current || e.Device.Properties["current_temperature"] != sim.DefaultTemperature) {
+			t.Errorf("current device event = %+v", e)
+		}
+	})
+	defer stop()
+	mustDevice(t, h, placed("later", "Heater", 20, 20, nil))
+	want := []string{"zone-added room", "device-added t", "person-added p", "device-added later"}
+	if len(got) < len(want) {
+		t.Fatalf("events = %v, want %v first", got, want)
+	}
+	for i, w := range want {
+		if got[i] != w {
+			t.Errorf("event %d = %q, want %q", i, got[i], w)
+		}
+	}
+}

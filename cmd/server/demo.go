@@ -8,10 +8,16 @@ import (
 	"github.com/pervasim/pervasim/sim"
 )
 
-// setupDemo loads the example house and plays it, and runs a thermostat
-// chain in the living room: its thermometer, through a router, drives its
-// heater to keep it between 19 and 21 °C.
+// setupDemo loads the example house and plays it on a winter day (the home
+// is in the realistic model: heat leaks to a cold outdoors, the sun rises
+// and sets), and runs a thermostat chain in the living room: its
+// thermometer, through a router, drives its heater to keep it between 19 and
+// 21 °C. The other rooms follow what the script does to their heaters.
 func setupDemo(home *sim.Home, engine *mediation.Engine) error {
+	// A clear January day in Grenoble: -3 °C before dawn, 5 °C at 15:00.
+	if _, err := home.UpdateEnvironment(sim.EnvironmentUpdate{OutdoorMin: new(270.15), OutdoorMax: new(278.15)}); err != nil {
+		return err
+	}
 	if _, err := home.AddScript("house.bhv", scripts.House); err != nil {
 		return err
 	}
@@ -28,7 +34,7 @@ func setupDemo(home *sim.Home, engine *mediation.Engine) error {
 	steps := []func() error{
 		func() error {
 			_, err := ch.AddAdapter("device-in", "thermometer", map[string]any{
-				"devices": "livingroom-thermometer", "property": "current_temperature"})
+				"devices": "livingroom-thermometer", "property": "current_temperature", "current": true})
 			return err
 		},
 		func() error {

@@ -26,6 +26,7 @@ type options struct {
 	tz            string
 	allowOrigin   string
 	scriptsDir    string
+	physics       string
 	demo          bool
 }
 
@@ -39,7 +40,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.tz, "tz", "", "IANA time zone of the clock's date strings (default: the machine's local zone)")
 	fs.StringVar(&o.allowOrigin, "allow-origin", "*", "Access-Control-Allow-Origin of every response")
 	fs.StringVar(&o.scriptsDir, "scripts", "", "directory of the script player's .bhv scripts (default: none, scripts live in memory)")
-	fs.BoolVar(&o.demo, "demo", false, "start with the example house playing and a thermostat chain running")
+	fs.StringVar(&o.physics, "physics", "contract", "physics model: contract (the REST contract's, the default) or realistic (heat loss, daylight, …; -demo's)")
+	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -66,7 +68,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-tz: %w", err)
 		}
 	}
-	home, err := sim.New(sim.Config{Location: loc})
+	if p := sim.Physics(o.physics); p != sim.PhysicsContract && p != sim.PhysicsRealistic {
+		return fmt.Errorf("-physics: %q is not contract or realistic", o.physics)
+	}
+	physics := sim.Physics(o.physics)
+	if o.demo {
+		physics = sim.PhysicsRealistic
+	}
+	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
 	if err != nil {
 		return err
 	}

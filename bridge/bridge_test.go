@@ -232,3 +232,97 @@ func TestTypesAreListed(t *testing.T) {
 		t.Error("a second bridge on the same registry = nil error")
 	}
 }
+
+// TestDeviceInCurrent checks that a device-in adapter with "current" emits
+// the current readings when its chain starts and when a binding from it is
+// added to a started chain, and that without it only changes count.
+func TestDeviceInCurrent(t *testing.T) {
+	home, engine, _ := setup(t)
+	for _, current := range []bool{true, false} {
+		id := "levels"
+		if !current {
+			id = "edges"
+		}
+		ch, err := engine.CreateChain(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		build(t, ch,
+			func() (mediation.ComponentInfo, error) {
+				return ch.AddAdapter("device-in", "in", map[string]any{"devices": "thermo", "property": "current_temperature", "current": current})
+			},
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "out", nil) },
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "late", nil) },
+		)
+		if _, err := ch.Bind("in:out", "out:in", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+		msgs, _ := ch.Messages("out")
+		want := 0
+		if current {
+			want = 1
+		}
+		if len(msgs) != want {
+			t.Fatalf("current=%v: %d messages after Start, want %d: %+v", current, len(msgs), want, msgs)
+		}
+		if current {
+			c := msgs[0].Content.(map[string]any)
+			if c["device"] != "thermo" || c["value"] != sim.DefaultTemperature || msgs[0].Properties["current"] != true {
+				t.Errorf("message = %+v, want thermo's current temperature", msgs[0])
+			}
+		}
+		if _, err := ch.Bind("in:out", "late:in", "", nil); err != nil {
+			t.Fatal(err)
+		}
+		if late, _ := ch.Messages("late"); len(late) != want {
+			t.Errorf("current=%v: %d messages on a binding added to the started chain, want %d", current, len(late), want)
+		}
+	}
+	if _, err := engine.CreateChain("bad"); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := engine.Chain("bad")
+	if _, err := ch.AddAdapter("device-in", "in", map[string]any{"current": "yes"}); !errors.Is(err, mediation.ErrInvalid) {
+		t.Errorf("current \"yes\": AddAdapter = %v, want ErrInvalid", err)
+	}
+	_ = home
+}
+
+// TestDeviceOutAppliesOnTheNextStep checks the documented timing: a message
+// into device-out is checked at once but applied at the current simulated
+// time by whoever drives the home next (here Advance(0)), not before.
+func TestDeviceOutAppliesOnTheNextStep(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, err := engine.CreateChain("drive")
+	if err != nil {
+		t.Fatal(err)
+	}
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-in", "cmd", nil) },
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-out", "heat", map[string]any{"device": "heater", "property": "heater.powerLevel"})
+		},
+	)
+	if _, err := ch.Bind("cmd:out", "heat:in", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	before := home.Now()
+	if err := ch.Send("cmd", mediation.Message{Content: map[string]any{"value": 0.8}}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := home.Device("heater"); d.Properties["heater.powerLevel"] != 0.0 {
+		t.Fatalf("powerLevel = %v before the home is driven, want 0", d.Properties["heater.powerLevel"])
+	}
+	if err := home.Advance(0); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := home.Device("heater"); d.Properties["heater.powerLevel"] != 0.8 || !home.Now().Equal(before) {
+		t.Errorf("after Advance(0): powerLevel = %v at %v, want 0.8 at %v", d.Properties["heater.powerLevel"], home.Now(), before)
+	}
+}

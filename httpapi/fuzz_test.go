@@ -18,6 +18,7 @@ var fuzzRoutes = []struct{ method, path string }{
 	{"PUT", "/platform/clocks/clock/default"},
 	{"POST", "/platform/scriptPlayer/script"},
 	{"PUT", "/platform/scriptPlayer/script/morning.bhv"},
+	{"PUT", "/platform/environment"},
 }
 
 // FuzzRequestBodies sends arbitrary bodies to every create and update route
@@ -38,6 +39,8 @@ func FuzzRequestBodies(f *testing.F) {
 		`{"factor":0}`, `{"factor":1.5}`, `{"startDate":-1e300}`,
 		upload("s", "<behavior><create-zone id=\"z\" leftX=\"0\" topY=\"0\" X-Length=\"5\" Y-Length=\"5\"/></behavior>"),
 		upload("s", "<behavior>\n<fly/>\n</behavior>"), `{"id":"snap"}`, `{"state":"started"}`, `{"state":"paused"}`, `{"state":"bogus"}`,
+		`{"outdoorMin":270,"outdoorMax":280,"latitude":-33.9,"sky":"overcast"}`, `{"outdoorTemperature":1e9}`,
+		`{"physics":"realistic"}`, `{"outdoorMin":290,"outdoorMax":280}`, `{"sky":7}`,
 		`{"id":"other"}`, `[]`, `null`, `""`, `{`, `{}{}`, "{\"name\":\"\xff\"}",
 		`{"properties":` + strings.Repeat("[", 50) + strings.Repeat("]", 50) + `}`,
 	}

@@ -88,7 +88,7 @@ func (f *fixture) house(tb testing.TB) {
 func (f *fixture) state(tb testing.TB) string {
 	tb.Helper()
 	var b strings.Builder
-	for _, p := range []string{"/platform/zones/zones", "/platform/devices/devices", "/platform/persons/persons", "/platform/clocks/clock/default"} {
+	for _, p := range []string{"/platform/zones/zones", "/platform/devices/devices", "/platform/persons/persons", "/platform/clocks/clock/default", "/platform/environment"} {
 		b.WriteString(f.mustDo(tb, "GET", p, "").Body.String())
 	}
 	return b.String()

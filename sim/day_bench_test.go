@@ -13,9 +13,9 @@ import (
 // dayHome builds the home of BenchmarkSimulatedDay: 50 zones of 100×100 in
 // a 10×5 grid, 1,000 devices of mixed kinds (a third heaters and coolers,
 // running), and 20 persons.
-func dayHome(tb testing.TB) *sim.Home {
+func dayHome(tb testing.TB, physics sim.Physics) *sim.Home {
 	tb.Helper()
-	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: physics})
 	for i := range 50 {
 		x, y := (i%10)*100, (i/10)*100
 		mustZone(tb, h, rect(fmt.Sprintf("z%d", i), x, y, x+99, y+99))
@@ -58,13 +58,18 @@ func simulateDay(tb testing.TB, h *sim.Home) {
 }
 
 // BenchmarkSimulatedDay runs one simulated day of a 50-zone, 1,000-device,
-// 20-person home per op. Target: at most 1 s per op on 2 cores.
+// 20-person home per op, in each physics model. Target: at most 1 s per op
+// on 2 cores.
 func BenchmarkSimulatedDay(b *testing.B) {
-	b.ReportAllocs()
-	for b.Loop() {
-		b.StopTimer()
-		h := dayHome(b)
-		b.StartTimer()
-		simulateDay(b, h)
+	for _, p := range []sim.Physics{sim.PhysicsContract, sim.PhysicsRealistic} {
+		b.Run(string(p), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				h := dayHome(b, p)
+				b.StartTimer()
+				simulateDay(b, h)
+			}
+		})
 	}
 }

@@ -187,10 +187,10 @@ const (
 	PropSpeakerAudioSource        = "speaker.audioSource"
 	PropDoorWindowOpening         = "doorWindowSensor.opneningDetection"
 	PropDoorWindowOpeningArea     = "doorWindowSensor.openingArea"
-	PropFloodSensorAlarm          = "floodSensor.alarm"
+	PropFloodSensorAlarm          = "flood.alarm"
 	PropSirenStatus               = "siren.status"
 	PropSirenNoise                = "siren.noise"
-	PropCameraStatus              = "camera.status"
+	PropCameraStatus              = "camera.recording"
 	PropCameraPersonCount         = "camera.personCount"
 	PropPowerSwitchStatus         = "powerSwitch.currentStatus"
 	PropPowerSwitchMeterWatts     = "powerSwitchMeter.currentConsumption"
@@ -199,7 +199,6 @@ const (
 	PropSphygmometerDiastolic     = "sphygmometer.diastolic"
 	PropSphygmometerPulse         = "sphygmometer.pulse"
 	PropMedicalThermometerReading = "medicalThermometer.currentTemperature"
-	PropTabletScreenOn            = "tablet.screenOn"
 )
 
 // catalogueKinds are the kinds of iCasa's catalogue beyond the contract's.
@@ -318,11 +317,7 @@ var catalogueKinds = []Kind{
 	},
 	{
 		Name: "Tablet", Service: "fr.liglab.adele.icasa.device.tablet.Tablet",
-		Doc: "A tablet for the occupants; it draws power while its screen is on.",
-		Properties: []PropertySpec{
-			{Name: PropTabletScreenOn, Type: Bool, Default: false, Doc: "screen on"},
-		},
-		Behavior: Behavior{Consumption: onPower(PropTabletScreenOn, "", 5)},
+		Doc: "A tablet for the occupants; like iCasa's, it has no property but its location.",
 	},
 }
 

@@ -66,14 +66,14 @@ func TestCatalogueBehaviours(t *testing.T) {
 		mustDevice(t, h, placed("flood", "FloodSensor", 20, 20, nil))
 		set(t, h, "sprinkler", map[string]any{"power_status": true})
 		mustAdvance(t, h, time.Second)
-		if got := prop(t, h, "flood", "floodSensor.alarm"); got != true {
+		if got := prop(t, h, "flood", "flood.alarm"); got != true {
 			t.Errorf("floodSensor.alarm = %v, want true", got)
 		}
 	})
 	t.Run("a camera counts the persons while recording", func(t *testing.T) {
 		h, _ := newHome(t)
 		mustZone(t, h, rect("door", 0, 0, 100, 100))
-		mustDevice(t, h, placed("cam", "Camera", 10, 10, map[string]any{"camera.status": true}))
+		mustDevice(t, h, placed("cam", "Camera", 10, 10, map[string]any{"camera.recording": true}))
 		mustPerson(t, h, sim.PersonSpec{ID: "a", Type: "Man", PositionX: ptr(50), PositionY: ptr(50)})
 		mustPerson(t, h, sim.PersonSpec{ID: "b", Type: "Woman", PositionX: ptr(60), PositionY: ptr(60)})
 		if got := prop(t, h, "cam", "camera.personCount"); got != 2.0 {

@@ -103,3 +103,34 @@ func TestScriptsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestICasaScriptsOverREST uploads scripts in the languages of iCasa's own
+// scripts (see sim's testdata) and plays them in order: each uploads, starts
+// and runs to its end without an error.
+func TestICasaScriptsOverREST(t *testing.T) {
+	f := newFixture(t)
+	files, err := filepath.Glob(filepath.Join("..", "sim", "testdata", "scripts", "icasa", "*.bhv"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := filepath.Base(file)
+		var info sim.ScriptInfo
+		rec := f.mustDo(t, "POST", "/platform/scriptPlayer/script", upload(id, string(src)))
+		if err := json.Unmarshal(rec.Body.Bytes(), &info); err != nil {
+			t.Fatal(err)
+		}
+		f.mustDo(t, "PUT", "/platform/scriptPlayer/script/"+id, `{"state":"started"}`)
+		if err := f.home.Advance(time.Duration(info.ExecutionTime)*time.Millisecond + time.Second); err != nil {
+			t.Fatal(err)
+		}
+		rec = f.mustDo(t, "GET", "/platform/scriptPlayer/script/"+id, "")
+		if got := rec.Body.String(); !strings.Contains(got, `"state":"stopped","completePercent":100`) || !strings.Contains(got, `"errors":0`) {
+			t.Errorf("%s after its end = %s, want stopped at 100%% without an error", id, got)
+		}
+	}
+}

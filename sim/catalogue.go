@@ -83,9 +83,9 @@ func deriveMaxIlluminance(c *DeviceContext) {
 }
 
 // followingSensor returns a sensor whose reading follows a zone variable.
-func followingSensor(name, service, prop string, def float64, variable, unit, doc string) Kind {
+func followingSensor(name, service, prop, alias string, def float64, variable, unit, doc string) Kind {
 	return Kind{Name: name, Service: service, Doc: doc, Properties: []PropertySpec{
-		{Name: prop, Type: Number, Default: def, Derived: true, Follows: variable, Unit: unit,
+		{Name: prop, Aliases: []string{alias}, Type: Number, Default: def, Derived: true, Follows: variable, Unit: unit,
 			Doc: "the zone's " + variable + "; -1 outside every zone; kept while faulty"},
 	}}
 }
@@ -98,15 +98,17 @@ var builtinKinds = []Kind{
 	thermalKind("Heater", "heater", +1),
 	thermalKind("Cooler", "cooler", -1),
 	followingSensor("Thermometer", "fr.liglab.adele.icasa.device.temperature.Thermometer",
-		PropCurrentTemperature, -1.0, VarTemperature, "K", "Reads its zone's temperature."),
+		PropCurrentTemperature, "thermometer.currentTemperature", -1.0, VarTemperature, "K", "Reads its zone's temperature."),
 	followingSensor("Photometer", "fr.liglab.adele.icasa.device.light.Photometer",
-		PropCurrentIlluminance, -1.0, VarIlluminance, "lx", "Reads its zone's illuminance."),
+		PropCurrentIlluminance, "photometer.currentIlluminance", -1.0, VarIlluminance, "lx", "Reads its zone's illuminance."),
 	{
 		Name: "DimmerLight", Service: "fr.liglab.adele.icasa.device.light.DimmerLight",
 		Doc: "A dimmable lamp: lights its zone with power_level × max_power watts.",
 		Properties: []PropertySpec{
-			{Name: PropPowerLevel, Type: Number, Default: 0.0, Min: 0, Max: 1, Doc: "share of the maximum power in use"},
-			{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: maxWatts, Unit: "W", Doc: "power at level 1"},
+			{Name: PropPowerLevel, Type: Number, Default: 0.0, Min: 0, Max: 1, Doc: "share of the maximum power in use",
+				Aliases: []string{"dimmerLight.powerLevel", "light.powerLevel"}},
+			{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: maxWatts, Unit: "W", Doc: "power at level 1",
+				Aliases: []string{"dimmerLight.maxPowerLevel"}},
 			{Name: PropMaxIlluminance, Type: Number, Default: 0.0, Derived: true, Unit: "lx", Doc: "what the light gives its zone at full power"},
 			efficacySpec,
 		},
@@ -120,8 +122,9 @@ var builtinKinds = []Kind{
 		Name: "BinaryLight", Service: "fr.liglab.adele.icasa.device.light.BinaryLight",
 		Doc: "An on/off lamp: lights its zone with max_power watts while on.",
 		Properties: []PropertySpec{
-			{Name: PropPowerStatus, Type: Bool, Default: false, Doc: "on"},
-			{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: maxWatts, Unit: "W", Doc: "power when on"},
+			{Name: PropPowerStatus, Type: Bool, Default: false, Doc: "on", Aliases: []string{"binaryLight.powerStatus", "light.powerStatus"}},
+			{Name: PropMaxPower, Type: Number, Default: 100.0, Min: 0, Max: maxWatts, Unit: "W", Doc: "power when on",
+				Aliases: []string{"binaryLight.maxPowerLevel"}},
 			efficacySpec,
 		},
 		Behavior: Behavior{
@@ -133,7 +136,8 @@ var builtinKinds = []Kind{
 		Name: "PresenceSensor", Service: "fr.liglab.adele.icasa.device.presence.PresenceSensor",
 		Doc: "Senses whether anyone is in its zone.",
 		Properties: []PropertySpec{
-			{Name: PropSensedPresence, Type: Bool, Default: false, Derived: true, Doc: "true while any person is in the zone; kept while faulty"},
+			{Name: PropSensedPresence, Type: Bool, Default: false, Derived: true, Doc: "true while any person is in the zone; kept while faulty",
+				Aliases: []string{"presenceSensor.sensedPresence"}},
 		},
 		Behavior: Behavior{
 			Derive:  sensePresence,
@@ -153,27 +157,27 @@ var builtinKinds = []Kind{
 		Name: "PushButton", Service: "fr.liglab.adele.icasa.device.button.PushButton",
 		Doc: "A button, pushed and held while push_and_hold is true.",
 		Properties: []PropertySpec{
-			{Name: PropPushAndHold, Type: Bool, Default: false, Doc: "held down"},
+			{Name: PropPushAndHold, Type: Bool, Default: false, Doc: "held down", Aliases: []string{"pushButton.pushAndHold"}},
 		},
 	},
 	{
 		Name: "ToggleSwitch", Service: "fr.liglab.adele.icasa.device.power.PowerSwitch",
 		Doc: "A switch, on while current_status is true.",
 		Properties: []PropertySpec{
-			{Name: PropCurrentStatus, Type: Bool, Default: false, Doc: "on"},
+			{Name: PropCurrentStatus, Type: Bool, Default: false, Doc: "on", Aliases: []string{"powerSwitch.currentStatus"}},
 		},
 	},
 	{
 		Name: "Sprinkler", Service: "fr.liglab.adele.icasa.device.sprinkler.Sprinkler",
 		Doc: "A fire sprinkler, spraying while power_status is true.",
 		Properties: []PropertySpec{
-			{Name: PropPowerStatus, Type: Bool, Default: false, Doc: "spraying"},
+			{Name: PropPowerStatus, Type: Bool, Default: false, Doc: "spraying", Aliases: []string{"sprinkler.powerStatus"}},
 		},
 	},
 	followingSensor("COGasSensor", "fr.liglab.adele.icasa.device.gasSensor.CarbonMonoxydeSensor",
-		PropCurrentConcentration, 0.0, VarCOConcentration, "ppm", "Reads its zone's carbon monoxide concentration."),
+		PropCurrentConcentration, "carbonMonoxydeSensor.currentConcentration", 0.0, VarCOConcentration, "ppm", "Reads its zone's carbon monoxide concentration."),
 	followingSensor("CO2GasSensor", "fr.liglab.adele.icasa.device.gasSensor.CarbonDioxydeSensor",
-		PropCurrentConcentration, 0.0, VarCO2Concentration, "ppm", "Reads its zone's carbon dioxide concentration."),
+		PropCurrentConcentration, "carbonDioxydeSensor.currentConcentration", 0.0, VarCO2Concentration, "ppm", "Reads its zone's carbon dioxide concentration."),
 }
 
 // Property names of the kinds beyond the contract's, after iCasa's sources

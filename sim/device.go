@@ -365,7 +365,10 @@ func applyProperties(d *device, props map[string]any) error {
 		case PropLocation:
 			continue // derived from the position; see below
 		}
-		spec, defined := d.kind.Property(k)
+		spec, defined := d.kind.resolve(k)
+		if defined {
+			k = spec.Name // an alias sets the property itself
+		}
 		switch {
 		case defined && spec.Derived:
 			// Derived properties (Location, sensor readings, max_illuminance)

@@ -83,6 +83,10 @@ type PropertySpec struct {
 	Unit string
 	// Doc says what the property means, for people.
 	Doc string
+	// Aliases are other names of the property, such as the names iCasa
+	// gave it in later versions ("binaryLight.powerStatus" for
+	// "power_status"): a value set under an alias is stored under Name.
+	Aliases []string
 	// Physics, when set, limits the property to homes of that model: a
 	// light's luminous efficacy exists only in the realistic model, so that
 	// the contract model's devices look exactly as the contract says.
@@ -179,6 +183,17 @@ func (k Kind) Property(name string) (PropertySpec, bool) {
 	return PropertySpec{}, false
 }
 
+// resolve returns the spec of the property the kind knows under name, its
+// own name or an alias.
+func (k Kind) resolve(name string) (PropertySpec, bool) {
+	for _, p := range k.Properties {
+		if p.Name == name || slices.Contains(p.Aliases, name) {
+			return p, true
+		}
+	}
+	return PropertySpec{}, false
+}
+
 // forPhysics returns the kind as homes of model p see it: without the
 // properties of the other model.
 func (k Kind) forPhysics(p Physics) Kind {
@@ -194,6 +209,9 @@ func (k Kind) forPhysics(p Physics) Kind {
 // clone returns a copy of k that shares nothing mutable with it.
 func (k Kind) clone() Kind {
 	k.Properties = slices.Clone(k.Properties)
+	for i := range k.Properties {
+		k.Properties[i].Aliases = slices.Clone(k.Properties[i].Aliases)
+	}
 	return k
 }
 
@@ -228,6 +246,15 @@ func (k Kind) validate() error {
 			return invalidf("kind %s: property %q: Min %g is above Max %g", k.Name, p.Name, p.Min, p.Max)
 		}
 		seen[p.Name] = true
+		for _, a := range p.Aliases {
+			if err := checkKey("kind "+k.Name+": alias", a); err != nil {
+				return err
+			}
+			if seen[a] || slices.ContainsFunc(k.Properties, func(o PropertySpec) bool { return o.Name == a }) {
+				return invalidf("kind %s: alias %q names another property", k.Name, a)
+			}
+			seen[a] = true
+		}
 		if _, err := p.check(p.Default); err != nil {
 			return fmt.Errorf("kind %s: default: %w", k.Name, err)
 		}

@@ -25,6 +25,8 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //
 //	<behavior startdate="dd/MM/yyyy-HH:mm:ss" factor="N"> … </behavior>
 //
+// (startdate may also read yyyy.MM.dd.HH.mm.ss or yyyy/MM/dd-HH:mm:ss, as some
+// of iCasa's own scripts do)
 // holding one element per command, in document order. Element names are
 // commands and attributes their arguments. <delay value="V" unit="h|m|s"/>
 // (unit defaults to minutes; V may have a fraction but must not be negative)
@@ -52,6 +54,7 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //	move-person-zone     personId zoneId
 //	remove-person        personId
 //	reset-context        (no attribute)
+//	set-zone-parent      zone parentZone useParentVariables
 //	set-environment      [outdoorTemperature] [outdoorMin] [outdoorMax] [latitude] [longitude] [sky] [windowShare]
 //
 // The rules, where they differ from or add to the original iCasa:
@@ -84,15 +87,33 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //     float or double (strconv.ParseFloat, finite), int (strconv.ParseInt,
 //     base 10), boolean (strconv.ParseBool), string (as is) or json (one JSON
 //     value, arrays and objects included; null removes a free property).
-//     Type names are matched in any letter case. Without a type, a property
+//     Type names are matched in any letter case; the Java names of iCasa's
+//     scripts are read too (integer, long; B, I, L, F, D and S for boolean,
+//     int, long, float, double and string). Without a type, a property
 //     the device's kind defines (see [Kind.Property]) takes the spec's type:
 //     a Number is read with strconv.ParseFloat, a Bool with strconv.ParseBool
 //     and a String as is, and text that does not parse is an error; any other
 //     property becomes a number when strconv.ParseFloat reads a finite number,
 //     a boolean when it is exactly true or false, and a string otherwise.
-//   - set-zone-parent, attach-zone-device, attach-device-person,
-//     attach-person-zone and execute-script are not supported: a script
-//     holding one does not parse. The shell-only commands show-zones,
+//   - A property name may be any of the names iCasa gave it over the years
+//     (see [PropertySpec].Aliases): binaryLight.powerStatus sets a
+//     BinaryLight's power_status.
+//   - The older forms found in iCasa's own scripts are read too: create-zone
+//     with zoneId, width and height; deviceID for deviceId; move-device-zone
+//     with zone; add-device (deviceID type [description] [room]),
+//     configure-device (deviceID room), set-property (deviceID propertyId
+//     value), modify-environment (zone variable value) and move (room
+//     person), the commands of iCasa's first versions (they become
+//     create-device, followed by move-device-zone when a room is given;
+//     move-device-zone; set-device-property; modify-zone-variable; and
+//     move-person-zone). add-device also reads a type written as the Java
+//     class of a simulated device, a.b.SimulatedXImpl, as iCasa.X.
+//   - set-zone-parent checks that both zones exist and changes nothing: the
+//     plan is flat, a zone inside another already holds what lies in it,
+//     and zones never share their variables.
+//   - attach-zone-device, attach-device-person, attach-person-zone and
+//     execute-script are not supported: a script holding one does not
+//     parse. The shell-only commands show-zones,
 //     show-zone, show-devices, show-device, show-persons, show-person-zones,
 //     show-scripts, set-global-property, get-global-property,
 //     set-user-property, get-user-property, set-app-property,
@@ -246,10 +267,12 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 						return nil, atLine(line, invalidf("delay: the delays add up to more than %v", MaxScriptDuration))
 					}
 				} else {
-					if _, err := prepareAction(name, args, kinds); err != nil {
-						return nil, atLine(line, err)
+					for _, c := range canonical(name, args) {
+						if _, err := prepareAction(c.cmd, c.args, kinds); err != nil {
+							return nil, atLine(line, err)
+						}
+						s.Actions = append(s.Actions, Action{Offset: offset, Line: line, Command: c.cmd, Args: c.args})
 					}
-					s.Actions = append(s.Actions, Action{Offset: offset, Line: line, Command: name, Args: args})
 				}
 				element = name
 				state = inElement
@@ -319,6 +342,12 @@ func (s *Script) parseRoot(attrs []xml.Attr, loc *time.Location) error {
 	}
 	if v, ok := args["startdate"]; ok {
 		t, err := time.ParseInLocation(DateLayout, v, loc)
+		for _, layout := range legacyDateLayouts {
+			if err == nil {
+				break
+			}
+			t, err = time.ParseInLocation(layout, v, loc)
+		}
 		if err != nil || t.Year() < 1 {
 			return invalidf("behavior: attribute startdate: %q is not a date dd/MM/yyyy-HH:mm:ss from the year 1", truncate(v))
 		}
@@ -423,7 +452,7 @@ func (c *scriptCommand) checkAttrs(args map[string]string) error {
 
 // Commands of the original iCasa that scripts may not use here.
 var unsupportedCommands = []string{
-	"set-zone-parent", "attach-zone-device", "attach-device-person", "attach-person-zone", "execute-script",
+	"attach-zone-device", "attach-device-person", "attach-person-zone", "execute-script",
 }
 
 // Shell-only commands of the original iCasa, accepted and ignored.
@@ -553,24 +582,24 @@ func (p *argParser) typedValue() any {
 // convertValue reads raw as a value of the named type of set-device-property.
 func convertValue(raw, typ string) (any, error) {
 	switch strings.ToLower(typ) {
-	case "number", "float", "double":
+	case "number", "float", "double", "f", "d":
 		if f, ok := parseNumber(raw); ok {
 			return f, nil
 		}
 		return nil, invalidf("attribute value: %q is not a number", truncate(raw))
-	case "int":
+	case "int", "integer", "long", "i", "l":
 		n, err := strconv.ParseInt(raw, 10, 64)
 		if err != nil {
 			return nil, invalidf("attribute value: %q is not an integer", truncate(raw))
 		}
 		return float64(n), nil
-	case "boolean":
+	case "boolean", "b":
 		b, err := strconv.ParseBool(raw)
 		if err != nil {
 			return nil, invalidf("attribute value: %q is not a boolean", truncate(raw))
 		}
 		return b, nil
-	case "string":
+	case "string", "s":
 		return raw, nil
 	case "json":
 		var v any
@@ -579,7 +608,7 @@ func convertValue(raw, typ string) (any, error) {
 		}
 		return v, nil
 	}
-	return nil, invalidf("attribute type: %q is not number, float, double, int, boolean, string or json", truncate(typ))
+	return nil, invalidf("attribute type: %q is not number, float, double, int, long, boolean, string or json", truncate(typ))
 }
 
 // inferValue types the text of set-device-property without a type attribute,
@@ -593,7 +622,7 @@ func inferValue(h *Home, deviceID, name, raw string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec, ok := kind.forPhysics(h.physics).Property(name); ok {
+	if spec, ok := kind.forPhysics(h.physics).resolve(name); ok {
 		switch spec.Type {
 		case Number:
 			if f, ok := parseNumber(raw); ok {
@@ -825,7 +854,7 @@ var scriptCommands = map[string]*scriptCommand{
 				}
 				if d, err := h.Device(id); err == nil {
 					if k, err := h.kinds.Lookup(d.Type); err == nil {
-						if spec, ok := k.Property(name); ok && spec.Derived {
+						if spec, ok := k.resolve(name); ok && spec.Derived {
 							return invalidf("property %q is derived by the simulation and cannot be set", name)
 						}
 					}
@@ -923,6 +952,20 @@ var scriptCommands = map[string]*scriptCommand{
 			}
 			return func(h *Home) error {
 				_, err := h.UpdateEnvironment(u)
+				return err
+			}
+		},
+	},
+	"set-zone-parent": {
+		required: []string{"zone", "parentZone", "useParentVariables"},
+		prepare: func(p *argParser) func(*Home) error {
+			child, parent := p.id("zone"), p.id("parentZone")
+			p.boolean("useParentVariables")
+			return func(h *Home) error {
+				if _, err := h.Zone(child); err != nil {
+					return err
+				}
+				_, err := h.Zone(parent)
 				return err
 			}
 		},

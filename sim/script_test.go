@@ -237,7 +237,7 @@ var scriptErrorTests = []struct {
 	want  string
 }{
 	{"unknown command", "<behavior>\n<fly-away id=\"x\"/>\n</behavior>", 2, "unknown command fly-away"},
-	{"unsupported set-zone-parent", "<behavior>\n\n<set-zone-parent zoneId=\"a\" parentId=\"b\"/>\n</behavior>", 3, "command set-zone-parent is not supported"},
+	{"set-zone-parent without its attributes", "<behavior>\n\n<set-zone-parent zoneId=\"a\" parentId=\"b\"/>\n</behavior>", 3, "set-zone-parent: unknown attribute parentId"},
 	{"unsupported attach-zone-device", "<behavior>\n<attach-zone-device/>\n</behavior>", 2, "command attach-zone-device is not supported"},
 	{"unsupported attach-device-person", "<behavior>\n<attach-device-person/>\n</behavior>", 2, "command attach-device-person is not supported"},
 	{"unsupported attach-person-zone", "<behavior>\n<attach-person-zone/>\n</behavior>", 2, "command attach-person-zone is not supported"},

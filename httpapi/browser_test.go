@@ -238,6 +238,13 @@ func TestSimulatorInBrowser(t *testing.T) {
 	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "heater", Name: "Kitchen radiator", Type: "iCasa.Heater", PositionX: hx, PositionY: hy}))
 	tx, ty := at(640, 390)
 	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "thermometer", Type: "iCasa.Thermometer", PositionX: tx, PositionY: ty}))
+	// A kind of the user's own: the page knows its properties only from
+	// /devices/kinds.
+	must(t)(nil, home.Kinds().Register(sim.Kind{Name: "Kettle", Namespace: "acme", Properties: []sim.PropertySpec{
+		{Name: "kettle.waterLevel", Type: sim.Number, Default: 0.5, Min: 0, Max: 1, Doc: "share of the tank filled"},
+	}}))
+	kx, ky := at(600, 530)
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "kettle", Type: "acme.Kettle", PositionX: kx, PositionY: ky}))
 	px, py := at(730, 300)
 	alice, err := home.CreatePerson(sim.PersonSpec{ID: "alice", Name: "Alice", Type: "Mother", PositionX: px, PositionY: py})
 	if err != nil {
@@ -334,6 +341,23 @@ func TestSimulatorInBrowser(t *testing.T) {
 	eventually(t, ctx, "the page shows the kitchen warmer", func() (bool, string) {
 		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("zone-temp-kitchen")))
 		return err == nil && s != initial && strings.HasSuffix(s, "°C"), s
+	})
+	// The kettle's panel offers its level, read from the kind's spec.
+	eventually(t, ctx, "the kettle's panel shows its water level", func() (bool, string) {
+		if err := click(ctx, `[data-testid="device-kettle"] .icon`); err != nil {
+			return false, err.Error()
+		}
+		try, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		if err := chromedp.Do(try, chromedp.WaitVisible(byTestID("prop-kettle.waterLevel"))); err != nil {
+			return false, err.Error()
+		}
+		value, err := chromedp.Run(try, chromedp.Value(byTestID("prop-kettle.waterLevel")))
+		if err != nil {
+			return false, err.Error()
+		}
+		label, err := chromedp.Run(try, chromedp.TextContent(`label[for="f-prop_kettle_waterLevel"]`))
+		return err == nil && value == "0.5" && strings.HasPrefix(label, "Water level"), fmt.Sprintf("%q %q %v", label, value, err)
 	})
 	if status, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("panel-error"))); err != nil || status != "" {
 		t.Errorf("the panel shows an error: %q %v", status, err)

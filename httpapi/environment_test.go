@@ -87,6 +87,16 @@ func TestKindsEndpoint(t *testing.T) {
 	if diff := cmpDiff(want, kinds[0].Properties[0]); diff != "" {
 		t.Errorf("Heater's first property (-want +got):\n%s", diff)
 	}
+	for _, k := range kinds {
+		if k.ID != "iCasa.DimmerLight" {
+			continue
+		}
+		want := map[string]any{"name": "power_level", "type": "number", "default": 0.0, "min": 0.0, "max": 1.0,
+			"doc": "share of the maximum power in use", "aliases": []any{"dimmerLight.powerLevel", "light.powerLevel"}}
+		if diff := cmpDiff(want, k.Properties[0]); diff != "" {
+			t.Errorf("DimmerLight's first property (-want +got):\n%s", diff)
+		}
+	}
 }
 
 func decodeJSON(tb testing.TB, body string, v any) {

@@ -74,6 +74,8 @@ type propertyView struct {
 	Follows string   `json:"follows,omitempty"`
 	Unit    string   `json:"unit,omitempty"`
 	Doc     string   `json:"doc,omitempty"`
+	// Aliases are other names the property answers to.
+	Aliases []string `json:"aliases,omitempty"`
 }
 
 func (s *server) handleKinds() http.Handler {
@@ -84,7 +86,7 @@ func (s *server) handleKinds() http.Handler {
 			v := kindView{ID: k.Type(), Name: k.Name, Services: k.Services(), Doc: k.Doc, Properties: []propertyView{}}
 			for _, p := range k.Properties {
 				pv := propertyView{Name: p.Name, Type: p.Type.String(), Default: p.Default,
-					Derived: p.Derived, Follows: p.Follows, Unit: p.Unit, Doc: p.Doc}
+					Derived: p.Derived, Follows: p.Follows, Unit: p.Unit, Doc: p.Doc, Aliases: p.Aliases}
 				if p.Min != 0 || p.Max != 0 {
 					pv.Min, pv.Max = new(p.Min), new(p.Max)
 				}

@@ -8,40 +8,6 @@ const SVGNS = 'http://www.w3.org/2000/svg';
 // it into the page, relative to the page's own URL.
 const ROOT = (document.querySelector('meta[name="platform-root"]')?.getAttribute('content') || 'platform').replace(/\/+$/, '');
 
-// The properties of the built-in device kinds (sim/kinds.go): name, type,
-// range and whether the simulation derives it (read-only here).
-const KINDS = {
-  Heater: thermal('heater'),
-  Cooler: thermal('cooler'),
-  Thermometer: [prop('current_temperature', 'number', { derived: true, unit: 'K' })],
-  Photometer: [prop('current_illuminance', 'number', { derived: true, unit: 'lx' })],
-  DimmerLight: [
-    prop('power_level', 'number', { min: 0, max: 1, step: 0.05 }),
-    prop('max_power', 'number', { min: 0, max: 1e9, unit: 'W' }),
-    prop('max_illuminance', 'number', { derived: true, unit: 'lx' }),
-  ],
-  BinaryLight: [prop('power_status', 'boolean'), prop('max_power', 'number', { min: 0, max: 1e9, unit: 'W' })],
-  PresenceSensor: [prop('sensed_presence', 'boolean', { derived: true })],
-  MotionSensor: [],
-  PushButton: [prop('push_and_hold', 'boolean')],
-  ToggleSwitch: [prop('current_status', 'boolean')],
-  Sprinkler: [prop('power_status', 'boolean')],
-  COGasSensor: [prop('current_concentration', 'number', { derived: true })],
-  CO2GasSensor: [prop('current_concentration', 'number', { derived: true })],
-};
-
-function thermal(p) {
-  return [
-    prop(`${p}.powerLevel`, 'number', { min: 0, max: 1, step: 0.05 }),
-    prop(`${p}.maxPowerLevel`, 'number', { min: 0, max: 1e9, unit: 'W' }),
-    prop(`${p}.updaterThread.period`, 'number', { min: 1, max: 86400000, unit: 'ms' }),
-  ];
-}
-
-function prop(name, type, o = {}) {
-  return { name, type, min: o.min, max: o.max, step: o.step, unit: o.unit, derived: !!o.derived };
-}
-
 const LABELS = {
   'heater.powerLevel': 'Power level',
   'heater.maxPowerLevel': 'Maximum power',
@@ -59,7 +25,26 @@ const LABELS = {
   push_and_hold: 'Pushed',
   current_status: 'On',
   current_concentration: 'Concentration',
+  luminous_efficacy: 'Luminous efficacy',
 };
+
+// kindSpecs returns the property specs of a device's kind, as the server
+// serves them at /devices/kinds: name, type, default, min, max, derived,
+// unit, doc. Kinds registered by the user come with their own.
+function kindSpecs(type) {
+  const k = model.kinds.get(type) || [...model.kinds.values()].find((v) => v.name.toLowerCase() === kindOf(type).toLowerCase());
+  return (k?.properties || []).map((p) => ({
+    ...p, step: p.type === 'number' && p.min === 0 && p.max === 1 ? 0.05 : undefined,
+  }));
+}
+
+// labelOf returns a readable label for a property: a known one, or the
+// name with its prefix dropped and its words split.
+function labelOf(name) {
+  if (LABELS[name]) return LABELS[name];
+  const last = name.split('.').pop().replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+  return last.charAt(0).toUpperCase() + last.slice(1);
+}
 
 // Properties every device has, edited apart from the kind's own.
 const COMMON_PROPS = new Set(['state', 'fault', 'Location']);
@@ -89,6 +74,7 @@ const model = {
   persons: new Map(),
   scripts: new Map(),
   deviceTypes: [],
+  kinds: new Map(),
   personTypes: [],
 };
 
@@ -464,7 +450,11 @@ function deviceSummary(d) {
     case 'Photometer': parts.push(p.current_illuminance === -1 ? 'no reading' : fmtLux(p.current_illuminance)); break;
     case 'PresenceSensor': parts.push(p.sensed_presence ? 'presence' : 'nobody'); break;
     case 'COGasSensor': case 'CO2GasSensor': parts.push(`${fmtNumber(num(p.current_concentration))}`); break;
-    default:
+    default: {
+      // Any other kind, the user's own included: its first property.
+      const s = kindSpecs(d.type)[0];
+      if (s && s.name in p) parts.push(`${labelOf(s.name).toLowerCase()} ${formatReading(s, p[s.name])}`);
+    }
   }
   return parts.join(', ');
 }
@@ -473,7 +463,9 @@ function deviceSummary(d) {
 function iconSignature(d) {
   const p = d.properties || {};
   return [d.type, d.state, d.fault, p['heater.powerLevel'], p['cooler.powerLevel'], p.power_level,
-    p.power_status, p.sensed_presence, p.push_and_hold, p.current_status].join('|');
+    p.power_status, p.sensed_presence, p.push_and_hold, p.current_status, p['audioSource.isPlaying'],
+    p['speaker.noiseLevel'] > 0, p['doorWindowSensor.opneningDetection'], p['flood.alarm'], p['siren.status'],
+    p['camera.recording'], p['powerSwitch.currentStatus']].join('|');
 }
 
 // Dimmer levels, as iCasa drew them: off, > 0, ≥ .25, ≥ .5, ≥ .75.
@@ -554,8 +546,54 @@ function deviceIcon(d) {
       tone = 'sensor';
       glyph = `<g class="glyph"><text class="glyph-text" y="2.8" text-anchor="middle">${k === 'COGasSensor' ? 'CO' : 'CO₂'}</text></g>`;
       break;
+    case 'AudioSource':
+      tone = active && p['audioSource.isPlaying'] ? 'on' : 'idle';
+      glyph = '<g class="glyph"><path class="stroke" d="M-1.2 4.5V-7.5L6-9v11.5"/><ellipse cx="-3.6" cy="4.6" rx="2.8" ry="2.2"/><ellipse cx="3.6" cy="3" rx="2.8" ry="2.2"/></g>';
+      break;
+    case 'Speaker':
+      tone = active && num(p['speaker.noiseLevel']) > 0 ? 'on' : 'idle';
+      glyph = '<g class="glyph"><path d="M-7.5-3h3.6L1-7.5v15L-3.9 3h-3.6z"/><path class="stroke" d="M3.6-3.6a5 5 0 0 1 0 7.2M5.8-6.2a8.6 8.6 0 0 1 0 12.4"/></g>';
+      break;
+    case 'Siren':
+      tone = active && p['siren.status'] ? 'hot' : 'idle';
+      glyph = '<g class="glyph"><path d="M-6 4.5v-4a6 6 0 0 1 12 0v4z"/><rect x="-7.8" y="4.8" width="15.6" height="2.8" rx="1"/><path class="stroke" d="M0-8.8v-1.6M-7.6-5.6l-1.2-1.2M7.6-5.6l1.2-1.2"/></g>';
+      break;
+    case 'Camera':
+      tone = active && p['camera.recording'] ? 'on' : 'sensor';
+      glyph = '<g class="glyph"><rect x="-8" y="-5" width="11.5" height="10" rx="2"/><path d="M4.5-1.6 8.5-4.5v9l-4-2.9z"/></g>';
+      break;
+    case 'FloodSensor':
+      tone = p['flood.alarm'] ? 'cold' : 'sensor';
+      glyph = '<g class="glyph"><path d="M0-8.5c2.6 3.6 4.2 5.6 4.2 7.8a4.2 4.2 0 0 1-8.4 0c0-2.2 1.6-4.2 4.2-7.8z"/><path class="stroke" d="M-8 6.2q2-1.6 4 0t4 0 4 0 4 0"/></g>';
+      break;
+    case 'DoorWindowSensor': {
+      const open = !!p['doorWindowSensor.opneningDetection'];
+      tone = open ? 'on' : 'sensor';
+      glyph = `<g class="glyph"><rect class="hollow" x="-6" y="-8" width="12" height="16" rx="1"/>${open
+        ? '<path d="M-6-8 2-5.5v16L-6 8z"/>' : '<rect x="-6" y="-8" width="12" height="16" rx="1"/>'}</g>`;
+      break;
+    }
+    case 'PowerSwitchMeter':
+      tone = p['powerSwitch.currentStatus'] ? 'on' : 'idle';
+      glyph = '<g class="glyph"><path d="M1.5-9-5.5 1.2h4.6L-2.5 9 5.5-1.8H.8z"/></g>';
+      break;
+    case 'BathroomScale':
+      glyph = '<g class="glyph"><rect class="hollow" x="-8" y="-8" width="16" height="16" rx="3"/><path d="M-4-3.2a4.8 4.8 0 0 1 8 0l-2.4 1.6a2 2 0 0 0-3.2 0z"/></g>';
+      break;
+    case 'Sphygmometer':
+      tone = 'hot';
+      glyph = '<g class="glyph"><path d="M0 7.5-6.2 1.2a3.9 3.9 0 0 1 6.2-5 3.9 3.9 0 0 1 6.2 5z"/></g>';
+      break;
+    case 'MedicalThermometer':
+      tone = 'sensor';
+      glyph = '<g class="glyph"><rect class="hollow" x="-2" y="-8.5" width="4" height="11" rx="2"/><circle cy="4.8" r="3.4"/><path class="stroke" d="M5-8v5M2.5-5.5h5"/></g>';
+      break;
+    case 'Tablet':
+      glyph = '<g class="glyph"><rect class="hollow" x="-6" y="-8.5" width="12" height="17" rx="2"/><circle cy="6" r="1.1"/></g>';
+      break;
     default:
-      glyph = '<g class="glyph"><text class="glyph-text" y="3" text-anchor="middle">?</text></g>';
+      // A kind of the user's own: a chip.
+      glyph = '<g class="glyph"><rect class="hollow" x="-5.5" y="-5.5" width="11" height="11" rx="1.5"/><rect x="-2.5" y="-2.5" width="5" height="5"/><path class="stroke" d="M-2.7-8v2.5M2.7-8v2.5M-2.7 5.5V8M2.7 5.5V8M-8-2.7h2.5M-8 2.7h2.5M5.5-2.7H8M5.5 2.7H8"/></g>';
   }
   const fault = d.fault === 'yes'
     ? '<g class="fault-badge" transform="translate(9 -9)"><path d="M0-6.5 6.8 5.2H-6.8z"/><path class="mark" d="M0-2.6v3.6M0 3.2v.1"/></g>'
@@ -715,7 +753,7 @@ function addField(parent, f) {
   } else {
     input = el('input', { id, type: 'text', 'data-key': f.key, 'data-testid': f.testid });
   }
-  const label = el('label', { for: id, class: 'field-label' }, f.label,
+  const label = el('label', { for: id, class: 'field-label', title: f.hint }, f.label,
     f.code && el('code', {}, f.code));
   const extra = f.unit && !f.readOnly ? el('span', { class: 'unit' }, f.unit) : null;
   const row = el('div', { class: `field${f.type === 'boolean' && !f.readOnly ? ' check' : ''}` }, label,
@@ -726,14 +764,13 @@ function addField(parent, f) {
 }
 
 function buildDeviceFields(form, d) {
-  const kind = kindOf(d.type);
-  const specs = KINDS[kind] || [];
+  const specs = kindSpecs(d.type);
   const props = el('fieldset', {}, el('legend', {}, 'Properties'));
   const known = new Set();
   for (const s of specs) {
     known.add(s.name);
     addField(props, {
-      key: `prop:${s.name}`, testid: `prop-${s.name}`, label: LABELS[s.name] || s.name, code: s.name,
+      key: `prop:${s.name}`, testid: `prop-${s.name}`, label: labelOf(s.name), code: s.name, hint: s.doc,
       type: s.type, min: s.min, max: s.max, step: s.step, unit: s.unit, readOnly: s.derived,
       get: (o) => o.properties?.[s.name], format: (v) => formatReading(s, v),
     });
@@ -1312,8 +1349,9 @@ async function refetchAll() {
 }
 
 async function fetchTypes() {
-  const [dt, pt] = await Promise.all([api('GET', '/devices/deviceTypes'), api('GET', '/persons/personTypes')]);
+  const [dt, pt, kinds] = await Promise.all([api('GET', '/devices/deviceTypes'), api('GET', '/persons/personTypes'), api('GET', '/devices/kinds')]);
   model.deviceTypes = dt || [];
+  model.kinds = new Map((kinds || []).map((k) => [k.id, k]));
   model.personTypes = (pt || []).map((t) => t.id);
   const dsel = $('#device-form select[name=type]');
   dsel.replaceChildren(...model.deviceTypes.map((t) => el('option', { value: t.id }, t.name)));

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -29,7 +28,7 @@ func benchHome(b *testing.B, n int) *fixture {
 // through the handler (routing, snapshot, JSON encoding).
 func BenchmarkListDevices(b *testing.B) {
 	f := benchHome(b, 1000)
-	req := httptest.NewRequest("GET", "/platform/devices/devices", nil)
+	req := newRequest("GET", "/platform/devices/devices", nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		w := discardWriter{h: http.Header{}}
@@ -51,7 +50,7 @@ func BenchmarkUpdateDevice(b *testing.B) {
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		req := httptest.NewRequest("PUT", "/platform/devices/device/d7", strings.NewReader(bodies[i%2]))
+		req := newRequest("PUT", "/platform/devices/device/d7", strings.NewReader(bodies[i%2]))
 		i++
 		w := discardWriter{h: http.Header{}}
 		f.handler.ServeHTTP(&w, req)

@@ -118,7 +118,13 @@ func (b *browser) checkNoErrors(t *testing.T) {
 // ending the event streams.
 func serveHome(t *testing.T, home *sim.Home) (*httptest.Server, func()) {
 	t.Helper()
-	h := httpapi.NewHandler(httpapi.Config{Home: home})
+	return serveConfig(t, httpapi.Config{Home: home})
+}
+
+// serveConfig serves the handler of cfg over HTTP, as serveHome does.
+func serveConfig(t *testing.T, cfg httpapi.Config) (*httptest.Server, func()) {
+	t.Helper()
+	h := httpapi.NewHandler(cfg)
 	srv := httptest.NewServer(h)
 	var once sync.Once
 	stop := func() {
@@ -436,4 +442,37 @@ func TestSimulatorScreenshot(t *testing.T) {
 		}
 		t.Logf("wrote %s (%d bytes)", out, len(png))
 	}
+}
+
+// TestSimulatorWithToken opens the house plan of a server started with a
+// token, given in the page's address: the page reads the home and follows
+// its event stream with it, and drops it from the address.
+func TestSimulatorWithToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 10, TopY: 10, RightX: 200, BottomY: 150}))
+	srv, stop := serveConfig(t, httpapi.Config{Home: home, Token: "tok-123"})
+	defer stop()
+
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/simulator#token=tok-123"),
+		chromedp.WaitVisible(byTestID("zone-hall")),
+	); err != nil {
+		t.Fatalf("the plan did not render with the token: %v", err)
+	}
+	// A change made meanwhile arrives over the event stream.
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "study", LeftX: 210, TopY: 10, RightX: 400, BottomY: 150}))
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("zone-study"))); err != nil {
+		t.Fatalf("the event stream did not deliver: %v", err)
+	}
+	href, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
+	if err != nil || strings.Contains(href, "tok-123") {
+		t.Errorf("the address still holds the token: %q %v", href, err)
+	}
+	b.checkNoErrors(t)
 }

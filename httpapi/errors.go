@@ -29,6 +29,7 @@ var (
 		{mediation.ErrConflict, http.StatusConflict, "conflict"},
 		{errMethod, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{errTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
+		{errForbidden, http.StatusForbidden, "forbidden"},
 	}
 )
 

@@ -212,7 +212,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 		slow := newBlockingWriter()
 		done := make(chan struct{})
 		go func() {
-			h.ServeHTTP(slow, httptest.NewRequest("GET", "/platform/events", nil))
+			h.ServeHTTP(slow, newRequest("GET", "/platform/events", nil))
 			close(done)
 		}()
 		<-slow.wrote // registered, and stuck writing "retry"
@@ -239,7 +239,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 			synctest.Wait()
 			cancel()
 		}()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/platform/events", nil).WithContext(ctx))
+		h.ServeHTTP(rec, newRequest("GET", "/platform/events", nil).WithContext(ctx))
 		if !strings.Contains(rec.body.String(), "event: zone-variable-added") {
 			t.Errorf("new client got %q", rec.body.String())
 		}
@@ -256,7 +256,7 @@ func TestEventStreamKeepAliveAndClose(t *testing.T) {
 		close(w.release)
 		done := make(chan struct{})
 		go func() {
-			h.ServeHTTP(w, httptest.NewRequest("GET", "/platform/events", nil))
+			h.ServeHTTP(w, newRequest("GET", "/platform/events", nil))
 			close(done)
 		}()
 		time.Sleep(35 * time.Second) // fake time: three keep-alives
@@ -270,7 +270,7 @@ func TestEventStreamKeepAliveAndClose(t *testing.T) {
 		h.Close()
 		<-done
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", "/platform/events", nil))
+		h.ServeHTTP(rec, newRequest("GET", "/platform/events", nil))
 		if rec.Code != http.StatusNotFound {
 			t.Errorf("GET /events after Close = %d, want 404", rec.Code)
 		}

@@ -28,9 +28,21 @@ type Config struct {
 	// MediationRoot is the first path segment of the mediation service.
 	// Empty means "mediation".
 	MediationRoot string
-	// AllowOrigin is the Access-Control-Allow-Origin of every response.
-	// Empty means "*".
-	AllowOrigin string
+	// AllowOrigins lists the origins (scheme://host[:port]) whose pages may
+	// use the server from a browser, beside the loopback origins and the
+	// server's own, which always may; "*" allows every origin. A request
+	// that may change state from another origin is 403 forbidden.
+	AllowOrigins []string
+	// AllowHosts lists the host names the server answers to, beside IP
+	// literals and localhost, which it always does. A request for another
+	// Host is 403 forbidden, so that a foreign name pointed at the server
+	// (DNS rebinding) gets nothing.
+	AllowHosts []string
+	// Token, when set, must come with every request as Authorization:
+	// Bearer <token>, except GET /healthz, the house plan's own files and
+	// CORS preflights; the event stream also takes it as the access_token
+	// query parameter, since browsers cannot give EventSource headers.
+	Token string
 	// MaxBodyBytes limits request bodies; larger ones get 413. Zero means
 	// [DefaultMaxBodyBytes].
 	MaxBodyBytes int64
@@ -75,9 +87,6 @@ func NewHandler(cfg Config) *Handler {
 	if cfg.MediationRoot == "" {
 		cfg.MediationRoot = "mediation"
 	}
-	if cfg.AllowOrigin == "" {
-		cfg.AllowOrigin = "*"
-	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -98,8 +107,9 @@ func NewHandler(cfg Config) *Handler {
 	if cfg.Engine != nil {
 		m = "/" + strings.Trim(cfg.MediationRoot, "/")
 	}
-	s.routes(r, "/"+strings.Trim(cfg.PlatformRoot, "/"), m)
-	return &Handler{Handler: recoverPanics(cors(cfg.AllowOrigin, r)), srv: s}
+	p := "/" + strings.Trim(cfg.PlatformRoot, "/")
+	s.routes(r, p, m)
+	return &Handler{Handler: recoverPanics(newGuard(cfg, p, r)), srv: s}
 }
 
 func notFoundRoute(r *http.Request) error {
@@ -154,18 +164,6 @@ func (e *methodError) Error() string {
 	return "method " + e.method + " is not allowed here; allowed: " + e.allow
 }
 func (e *methodError) Is(err error) bool { return err == errMethod }
-
-// cors adds the CORS headers to every response.
-func cors(origin string, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", origin)
-		h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
-		h.Set("Access-Control-Allow-Headers", "Origin, Content-Type, Accept, Authorization, X-Requested-With, Cache-Control, Last-Event-ID")
-		h.Set("Access-Control-Max-Age", "600")
-		next.ServeHTTP(w, r)
-	})
-}
 
 // recoverPanics turns a panic in a handler, which is a bug, into a 500.
 func recoverPanics(next http.Handler) http.Handler {

@@ -52,7 +52,7 @@ func (f *fixture) doType(tb testing.TB, method, path, contentType, body string) 
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req := httptest.NewRequest(method, path, r)
+	req := newRequest(method, path, r)
 	if body != "" && contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -121,11 +121,19 @@ func errorCode(tb testing.TB, body string) string {
 }
 
 func httpapiHandler(f *fixture, root, origin string) http.Handler {
-	return httpapi.NewHandler(httpapi.Config{Home: f.home, PlatformRoot: root, AllowOrigin: origin})
+	return httpapi.NewHandler(httpapi.Config{Home: f.home, PlatformRoot: root, AllowOrigins: []string{origin}})
 }
 
 func serve(h http.Handler, method, path string) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	h.ServeHTTP(rec, newRequest(method, path, nil))
 	return rec
+}
+
+// newRequest is httptest.NewRequest for Host localhost:8080, a host the
+// server answers to (httptest's own, example.com, it refuses).
+func newRequest(method, target string, body io.Reader) *http.Request {
+	r := httptest.NewRequest(method, target, body)
+	r.Host = "localhost:8080"
+	return r
 }

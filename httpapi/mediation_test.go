@@ -5,11 +5,12 @@ import (
 	"slices"
 
 	"encoding/json"
-	"github.com/google/go-cmp/cmp"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 const form = "application/x-www-form-urlencoded"

@@ -49,7 +49,7 @@ func TestSimulatorPlatformRoot(t *testing.T) {
 		"/simulator/": `content="../icasa"`,
 	} {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("GET", path, nil))
+		h.ServeHTTP(rec, newRequest("GET", path, nil))
 		if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("GET %s = %d, want 200 with %s", path, rec.Code, want)
 		}
@@ -118,7 +118,7 @@ func TestSimulatorConditionalGet(t *testing.T) {
 	if etag == "" {
 		t.Fatal("no ETag")
 	}
-	req := httptest.NewRequest("GET", "/simulator/app.js", nil)
+	req := newRequest("GET", "/simulator/app.js", nil)
 	req.Header.Set("If-None-Match", etag)
 	rec = httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)
@@ -134,7 +134,7 @@ func TestSimulatorConcurrentRequests(t *testing.T) {
 	for i := range 16 {
 		path := []string{"/simulator", "/simulator/app.js", "/simulator/style.css", "/simulator/missing.png"}[i%4]
 		wg.Go(func() {
-			req := httptest.NewRequest("GET", path, nil)
+			req := newRequest("GET", path, nil)
 			rec := httptest.NewRecorder()
 			f.handler.ServeHTTP(rec, req)
 			if want := map[bool]int{true: http.StatusNotFound, false: http.StatusOK}[strings.HasSuffix(path, "missing.png")]; rec.Code != want {

@@ -9,7 +9,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/pervasim/pervasim/bridge"
@@ -24,7 +26,9 @@ type options struct {
 	platformRoot  string
 	mediationRoot string
 	tz            string
-	allowOrigin   string
+	allowOrigins  string
+	allowHosts    string
+	token         string
 	scriptsDir    string
 	physics       string
 	demo          bool
@@ -38,7 +42,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.platformRoot, "platform-root", "platform", "first path segment of the simulation service")
 	fs.StringVar(&o.mediationRoot, "mediation-root", "mediation", "first path segment of the mediation service")
 	fs.StringVar(&o.tz, "tz", "", "IANA time zone of the clock's date strings (default: the machine's local zone)")
-	fs.StringVar(&o.allowOrigin, "allow-origin", "*", "Access-Control-Allow-Origin of every response")
+	fs.StringVar(&o.allowOrigins, "allow-origin", "", "comma-separated origins (scheme://host[:port]) whose pages may use the server, beside loopback and its own; * allows every origin")
+	fs.StringVar(&o.allowHosts, "allow-host", "", "comma-separated host names the server answers to, beside IP addresses and localhost")
+	fs.StringVar(&o.token, "token", "", "require Authorization: Bearer <token> on every request but /healthz and the house plan's files")
 	fs.StringVar(&o.scriptsDir, "scripts", "", "directory of the script player's .bhv scripts (default: none, scripts live in memory)")
 	fs.StringVar(&o.physics, "physics", "contract", "physics model: contract (the REST contract's, the default) or realistic (heat loss, daylight, …; -demo's)")
 	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
@@ -52,6 +58,23 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-platform-root and -mediation-root must differ")
 	}
 	return o, nil
+}
+
+// splitList returns the non-empty items of a comma-separated list.
+func splitList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// loopback reports whether addr is a loopback address only.
+func loopback(addr net.Addr) bool {
+	tcp, ok := addr.(*net.TCPAddr)
+	return ok && tcp.IP.IsLoopback()
 }
 
 // run starts the server and serves until ctx is done, then shuts down
@@ -101,7 +124,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Engine:        engine,
 		PlatformRoot:  o.platformRoot,
 		MediationRoot: o.mediationRoot,
-		AllowOrigin:   o.allowOrigin,
+		AllowOrigins:  splitList(o.allowOrigins),
+		AllowHosts:    splitList(o.allowHosts),
+		Token:         o.token,
 		ScriptsDir:    o.scriptsDir,
 	})
 
@@ -117,9 +142,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(handler.Close) // end the event streams, or Shutdown waits for them
+	if o.token == "" && !loopback(ln.Addr()) {
+		fmt.Fprintf(stderr, "warning: %s is reachable from other machines and has no -token: anyone who can reach it can change the home\n", ln.Addr())
+	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
+	page := fmt.Sprintf("http://%s/simulator", ln.Addr())
+	if o.token != "" {
+		page += "#token=" + url.QueryEscape(o.token)
+	}
 	if o.demo {
-		fmt.Fprintf(stdout, "demo: the example house is playing; open http://%s/simulator\n", ln.Addr())
+		fmt.Fprintf(stdout, "demo: the example house is playing; open %s\n", page)
+	} else if o.token != "" {
+		fmt.Fprintf(stdout, "house plan: %s\n", page)
 	}
 
 	// The live driver: simulated time follows the wall clock.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,11 +20,18 @@ import (
 // base URL. The server is shut down, and run's error checked, at cleanup.
 func startServer(t *testing.T, args ...string) string {
 	t.Helper()
+	return startServerErr(t, io.Discard, append([]string{"-addr", "127.0.0.1:0"}, args...)...)
+}
+
+// startServerErr starts run with args as given, its stderr written to
+// stderr, and returns the base URL it listens on.
+func startServerErr(t *testing.T, stderr io.Writer, args ...string) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw, io.Discard)
+		done <- run(ctx, args, pw, stderr)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -254,4 +263,84 @@ func TestDemo(t *testing.T) {
 	formCall(t, base, "GET", "/mediation/runtime/types", "", 200, `"name":"device-in"`)
 	formCall(t, base, "POST", "/mediation/thermostat/adapter/device-in/x", "properties={devices=ghost}", 400, "ghost")
 	formCall(t, base, "POST", "/mediation/thermostat/adapter/device-out/y", "properties={device=livingroom-heater, property=heater.powerLevel, value=3}", 400, "between 0 and 1")
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestExposedWithoutToken checks the warning printed when the server
+// listens beyond loopback without a token, and its absence otherwise.
+func TestExposedWithoutToken(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		warn bool
+	}{
+		{[]string{"-addr", "0.0.0.0:0"}, true},
+		{[]string{"-addr", "0.0.0.0:0", "-token", "t"}, false},
+		{[]string{"-addr", "127.0.0.1:0"}, false},
+	} {
+		var stderr syncBuffer
+		startServerErr(t, &stderr, tt.args...)
+		if got := strings.Contains(stderr.String(), "warning:"); got != tt.warn {
+			t.Errorf("run(%q) stderr = %q; want a warning: %v", tt.args, stderr.String(), tt.warn)
+		}
+	}
+}
+
+// TestGuardFlags checks -token, -allow-origin and -allow-host end to end.
+func TestGuardFlags(t *testing.T) {
+	base := startServer(t, "-token", "abc", "-allow-origin", "https://good.example, https://also.example", "-allow-host", "pervasim.lan")
+	send := func(method, path, host, origin, token string) int {
+		req, err := http.NewRequest(method, base+path, strings.NewReader(`{"id":"z","leftX":0,"topY":0,"rightX":1,"bottomY":1}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if host != "" {
+			req.Host = host
+		}
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		req.Header.Set("Content-Type", "text/plain")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for _, tt := range []struct {
+		method, path, host, origin, token string
+		want                              int
+	}{
+		{"GET", "/healthz", "", "", "", 200},
+		{"GET", "/platform/zones/zones", "", "", "", 403},
+		{"GET", "/platform/zones/zones", "", "", "abc", 200},
+		{"POST", "/platform/zones/zone", "", "https://evil.example", "abc", 403},
+		{"POST", "/platform/zones/zone", "", "https://also.example", "abc", 200},
+		{"GET", "/platform/zones/zones", "pervasim.lan:8080", "", "abc", 200},
+		{"GET", "/platform/zones/zones", "attacker.example", "", "abc", 403},
+	} {
+		if got := send(tt.method, tt.path, tt.host, tt.origin, tt.token); got != tt.want {
+			t.Errorf("%s %s host %q origin %q token %q = %d, want %d", tt.method, tt.path, tt.host, tt.origin, tt.token, got, tt.want)
+		}
+	}
 }

@@ -153,8 +153,22 @@ class ApiError extends Error {
   }
 }
 
+// The server's token, when it was started with -token: given once in the
+// page's address (/simulator#token=…), kept for the tab's session, and
+// dropped from the address so that it shows nowhere.
+const TOKEN = (() => {
+  const m = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (m) {
+    try { sessionStorage.setItem('pervasim-token', decodeURIComponent(m[1])); } catch { /* storage off */ }
+    history.replaceState(null, '', location.pathname + location.search);
+    return decodeURIComponent(m[1]);
+  }
+  try { return sessionStorage.getItem('pervasim-token') || ''; } catch { return ''; }
+})();
+
 async function api(method, path, body) {
   const init = { method, headers: { Accept: 'application/json' } };
+  if (TOKEN) init.headers.Authorization = `Bearer ${TOKEN}`;
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -1303,7 +1317,7 @@ function setConnection(state, text) {
 function connect() {
   if (ui.source) ui.source.close();
   setConnection('connecting', 'Connecting…');
-  const es = new EventSource(`${ROOT}/events`);
+  const es = new EventSource(`${ROOT}/events${TOKEN ? `?access_token=${encodeURIComponent(TOKEN)}` : ''}`);
   ui.source = es;
   es.addEventListener('open', () => {
     setConnection('live', 'Live');

@@ -1,0 +1,186 @@
+package httpapi
+
+import (
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// errForbidden is the kind of a request refused for its origin, its host or
+// its token: 403 forbidden.
+var errForbidden = errors.New("forbidden")
+
+type forbiddenError struct{ msg string }
+
+func (e *forbiddenError) Error() string     { return e.msg }
+func (e *forbiddenError) Is(err error) bool { return err == errForbidden }
+
+// guard decides who may use the server. A request passes three checks, in
+// this order, and is refused with 403 forbidden at the first that fails:
+//
+//  1. Host: an IP literal, localhost, or a host of AllowHosts. A name that
+//     resolves to the server only through an attacker's DNS (DNS
+//     rebinding) is refused.
+//  2. Token: with a token set, Authorization: Bearer <token> (or, for the
+//     event stream, which a browser's EventSource cannot give headers, the
+//     access_token query parameter), except for GET /healthz, the house
+//     plan's own files and CORS preflights.
+//  3. Origin: a request that may change state (any method but GET, HEAD and
+//     OPTIONS) from a browser must come from an allowed origin: a loopback
+//     origin (http or https, localhost, 127.0.0.1 or [::1], any port), the
+//     server's own (the request's Host), or one of AllowOrigins; "*" there
+//     allows every origin.
+//
+// Responses to an allowed Origin carry the CORS headers that let the page
+// read them; others carry none, so a foreign page can neither read the API
+// nor pass a preflight.
+type guard struct {
+	origins  map[string]bool // normalised scheme://host[:port]
+	anyOrig  bool
+	hosts    map[string]bool // lower-case host names, without port
+	token    string
+	exempt   func(r *http.Request) bool // what needs no token
+	tokenArg func(r *http.Request) bool // where the query may carry it
+	next     http.Handler
+}
+
+// newGuard returns the guard of cfg in front of next.
+func newGuard(cfg Config, platformRoot string, next http.Handler) *guard {
+	g := &guard{origins: map[string]bool{}, hosts: map[string]bool{}, token: cfg.Token, next: next}
+	for _, o := range cfg.AllowOrigins {
+		o = strings.TrimSpace(o)
+		switch {
+		case o == "":
+		case o == "*":
+			g.anyOrig = true
+		default:
+			if n, ok := normaliseOrigin(o); ok {
+				g.origins[n] = true
+			}
+		}
+	}
+	for _, h := range cfg.AllowHosts {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			g.hosts[strings.TrimSuffix(h, ".")] = true
+		}
+	}
+	health := map[string]bool{"/healthz": true, platformRoot + "/healthz": true}
+	g.exempt = func(r *http.Request) bool {
+		p := r.URL.Path
+		return r.Method == http.MethodOptions ||
+			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+				(health[p] || p == "/simulator" || strings.HasPrefix(p, "/simulator/"))
+	}
+	events := map[string]bool{"/events": true, platformRoot + "/events": true}
+	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }
+	return g
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hostAllowed(r.Host) {
+		writeError(w, r, &forbiddenError{"host " + quoteShort(r.Host) + " is not served: use an IP address or localhost, or start the server with -allow-host"})
+		return
+	}
+	origin := r.Header.Get("Origin")
+	allowed := origin == "" || g.originAllowed(origin, r)
+	h := w.Header()
+	if origin != "" && allowed {
+		if g.anyOrig {
+			h.Set("Access-Control-Allow-Origin", "*")
+		} else {
+			h.Set("Access-Control-Allow-Origin", origin)
+		}
+	}
+	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Origin, Content-Type, Accept, Authorization, X-Requested-With, Cache-Control, Last-Event-ID")
+	h.Set("Access-Control-Max-Age", "600")
+	h.Add("Vary", "Origin")
+	if g.token != "" && !g.exempt(r) && !g.tokenGiven(r) {
+		writeError(w, r, &forbiddenError{"this server needs a token: send Authorization: Bearer <token>"})
+		return
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	default:
+		if !allowed {
+			writeError(w, r, &forbiddenError{"origin " + quoteShort(origin) + " may not change this server: start it with -allow-origin to allow it"})
+			return
+		}
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// hostAllowed reports whether the Host header names this server in a way no
+// foreign DNS can: an IP literal, localhost, or an allowed name.
+func (g *guard) hostAllowed(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "" {
+		return false
+	}
+	if net.ParseIP(host) != nil || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	return g.hosts[host]
+}
+
+// originAllowed reports whether a browser page of origin may use the server.
+func (g *guard) originAllowed(origin string, r *http.Request) bool {
+	if g.anyOrig {
+		return true
+	}
+	n, ok := normaliseOrigin(origin)
+	if !ok {
+		return false // "null" and anything else that is no origin
+	}
+	if g.origins[n] {
+		return true
+	}
+	u, _ := url.Parse(n)
+	switch strings.Trim(u.Hostname(), "[]") {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	own, ok := normaliseOrigin(u.Scheme + "://" + r.Host)
+	return ok && own == n // the server's own origin
+}
+
+// tokenGiven reports whether the request carries the token.
+func (g *guard) tokenGiven(r *http.Request) bool {
+	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok && g.tokenArg(r) {
+		got, ok = r.URL.Query().Get("access_token"), true
+	}
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(g.token)) == 1
+}
+
+// normaliseOrigin returns scheme://host[:port] in lower case, without a
+// default port, or false when s is not an http(s) origin.
+func normaliseOrigin(s string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(s))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", false
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == "" || scheme == "http" && port == "80" || scheme == "https" && port == "443" {
+		return scheme + "://" + host, true
+	}
+	return scheme + "://" + host + ":" + port, true
+}
+
+// quoteShort quotes s, cut to 100 bytes.
+func quoteShort(s string) string {
+	if len(s) > 100 {
+		s = s[:100] + "…"
+	}
+	return `"` + strings.ToValidUTF8(s, "?") + `"`
+}

@@ -1,0 +1,227 @@
+package httpapi_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/pervasim/pervasim/httpapi"
+)
+
+// guardRequest is one request of the guard's tests.
+type guardRequest struct {
+	method, path, host, origin, contentType, auth, body string
+}
+
+func (g guardRequest) send(h http.Handler) *httptest.ResponseRecorder {
+	var body *strings.Reader
+	if g.body != "" {
+		body = strings.NewReader(g.body)
+	}
+	var r *http.Request
+	if body != nil {
+		r = httptest.NewRequest(g.method, g.path, body)
+	} else {
+		r = httptest.NewRequest(g.method, g.path, nil)
+	}
+	r.Host = g.host
+	if r.Host == "" {
+		r.Host = "127.0.0.1:8080"
+	}
+	for k, v := range map[string]string{"Origin": g.origin, "Content-Type": g.contentType, "Authorization": g.auth} {
+		if v != "" {
+			r.Header.Set(k, v)
+		}
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec
+}
+
+const zoneBody = `{"id":"pwned","leftX":0,"topY":0,"rightX":1,"bottomY":1}`
+
+// TestForeignPagesCannotWrite replays what a web page of another origin can
+// make a browser send without a preflight (text/plain, form and multipart
+// bodies), and the preflights a page would need for the rest: every write
+// is 403 forbidden and changes nothing; no response lets the page read.
+func TestForeignPagesCannotWrite(t *testing.T) {
+	tests := []struct {
+		name    string
+		origins []string
+		req     guardRequest
+	}{
+		{"text/plain zone", nil, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "https://evil.example", contentType: "text/plain", body: zoneBody}},
+		{"form zone", nil, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "https://evil.example", contentType: "application/x-www-form-urlencoded", body: "a=b"}},
+		{"multipart zone", nil, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "http://evil.example:8080", contentType: "multipart/form-data; boundary=x", body: "--x--"}},
+		{"text/plain chain", nil, guardRequest{method: "POST", path: "/mediation/c", origin: "https://evil.example", contentType: "text/plain"}},
+		{"text/plain script upload", nil, guardRequest{method: "POST", path: "/platform/scriptPlayer/script", origin: "https://evil.example", contentType: "text/plain",
+			body: `{"id":"x.bhv","content":"<behavior/>"}`}},
+		{"delete", nil, guardRequest{method: "DELETE", path: "/platform/simulation", origin: "https://evil.example"}},
+		{"a null origin (sandboxed frame, file:)", nil, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "null", contentType: "text/plain", body: zoneBody}},
+		{"another origin than the one allowed", []string{"https://good.example"}, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "https://evil.example", contentType: "text/plain", body: zoneBody}},
+		{"the allowed origin's name over another scheme", []string{"https://good.example"}, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "http://good.example", contentType: "text/plain", body: zoneBody}},
+		{"a look-alike of localhost", nil, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "http://localhost.evil.example", contentType: "text/plain", body: zoneBody}},
+		{"PUT", nil, guardRequest{method: "PUT", path: "/platform/clocks/clock/default", origin: "https://evil.example", body: `{"factor":1000}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			h := httpapi.NewHandler(httpapi.Config{Home: f.home, Engine: f.engine, AllowOrigins: tt.origins})
+			defer h.Close()
+			before := f.state(t)
+			chains := f.mustDo(t, "GET", "/mediation", "").Body.String()
+			rec := tt.req.send(h)
+			if rec.Code != http.StatusForbidden || errorCode(t, rec.Body.String()) != "forbidden" {
+				t.Fatalf("%s %s from %s = %d %s, want 403 forbidden", tt.req.method, tt.req.path, tt.req.origin, rec.Code, rec.Body)
+			}
+			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != "" {
+				t.Errorf("Access-Control-Allow-Origin = %q, want none", got)
+			}
+			if f.state(t) != before || f.mustDo(t, "GET", "/mediation", "").Body.String() != chains {
+				t.Errorf("the refused request changed the state")
+			}
+			if len(f.home.Scripts()) != 0 {
+				t.Errorf("the refused upload added a script")
+			}
+		})
+	}
+}
+
+// TestForeignPagesCannotRead checks that reads and preflights from another
+// origin carry no Access-Control-Allow-Origin: the browser keeps the answer
+// from the page, and a preflighted write never follows.
+func TestForeignPagesCannotRead(t *testing.T) {
+	f := newFixture(t)
+	for _, req := range []guardRequest{
+		{method: "GET", path: "/platform/zones/zones", origin: "https://evil.example"},
+		{method: "OPTIONS", path: "/platform/zones/zone/k", origin: "https://evil.example"},
+	} {
+		rec := req.send(f.handler)
+		if rec.Code != http.StatusOK || rec.Header().Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("%s %s from %s = %d, Access-Control-Allow-Origin %q; want 200 without it",
+				req.method, req.path, req.origin, rec.Code, rec.Header().Get("Access-Control-Allow-Origin"))
+		}
+	}
+}
+
+// TestAllowedOrigins checks who may write from a browser, and that the
+// answer names the origin for the page to read it.
+func TestAllowedOrigins(t *testing.T) {
+	tests := []struct {
+		name     string
+		origins  []string
+		host     string
+		origin   string
+		wantACAO string
+	}{
+		{"localhost, any port", nil, "", "http://localhost:5173", "http://localhost:5173"},
+		{"127.0.0.1 over https", nil, "", "https://127.0.0.1:8443", "https://127.0.0.1:8443"},
+		{"[::1]", nil, "", "http://[::1]:3000", "http://[::1]:3000"},
+		{"the server's own origin", nil, "192.168.1.20:8080", "http://192.168.1.20:8080", "http://192.168.1.20:8080"},
+		{"a listed origin", []string{"https://good.example", "http://other.example:81"}, "", "https://good.example", "https://good.example"},
+		{"a listed origin with its port", []string{"https://good.example", "http://other.example:81"}, "", "http://other.example:81", "http://other.example:81"},
+		{"every origin, explicitly", []string{"*"}, "", "https://anyone.example", "*"},
+		{"no Origin: not a browser", nil, "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			h := httpapi.NewHandler(httpapi.Config{Home: f.home, AllowOrigins: tt.origins})
+			defer h.Close()
+			rec := guardRequest{method: "POST", path: "/platform/zones/zone", host: tt.host, origin: tt.origin, contentType: "text/plain", body: zoneBody}.send(h)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("POST from %q = %d %s, want 200", tt.origin, rec.Code, rec.Body)
+			}
+			if got := rec.Header().Get("Access-Control-Allow-Origin"); got != tt.wantACAO {
+				t.Errorf("Access-Control-Allow-Origin = %q, want %q", got, tt.wantACAO)
+			}
+		})
+	}
+}
+
+// TestHostRebinding checks that a request naming the server by a host
+// name it does not know is refused, reads included: a page of
+// attacker.example whose DNS now points at 127.0.0.1 reads nothing.
+func TestHostRebinding(t *testing.T) {
+	tests := []struct {
+		host  string
+		allow []string
+		want  int
+	}{
+		{"attacker.example", nil, 403},
+		{"attacker.example:8080", nil, 403},
+		{"", nil, 403},
+		{"localhost.attacker.example", nil, 403},
+		{"127.0.0.1:8080", nil, 200},
+		{"[::1]:8080", nil, 200},
+		{"10.0.0.7", nil, 200},
+		{"localhost:8080", nil, 200},
+		{"LOCALHOST.", nil, 200},
+		{"app.localhost:8080", nil, 200},
+		{"pervasim.lan:8080", []string{"pervasim.lan"}, 200},
+		{"attacker.example", []string{"pervasim.lan"}, 403},
+	}
+	for _, tt := range tests {
+		f := newFixture(t)
+		h := httpapi.NewHandler(httpapi.Config{Home: f.home, AllowHosts: tt.allow})
+		r := httptest.NewRequest("GET", "/platform/zones/zones", nil)
+		r.Host = tt.host
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != tt.want {
+			t.Errorf("GET with Host %q (allowed %v) = %d %s, want %d", tt.host, tt.allow, rec.Code, rec.Body, tt.want)
+		}
+		if tt.want == 403 && errorCode(t, rec.Body.String()) != "forbidden" {
+			t.Errorf("Host %q: code is not forbidden", tt.host)
+		}
+		h.Close()
+	}
+}
+
+// TestToken checks -token: every request needs it but the health check,
+// the house plan's files and preflights; the event stream takes it in its
+// query too.
+func TestToken(t *testing.T) {
+	f := newFixture(t)
+	h := httpapi.NewHandler(httpapi.Config{Home: f.home, Engine: f.engine, Token: "s3cret"})
+	defer h.Close()
+	tests := []struct {
+		name string
+		req  guardRequest
+		want int
+	}{
+		{"no token", guardRequest{method: "GET", path: "/platform/zones/zones"}, 403},
+		{"a wrong token", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Bearer guess"}, 403},
+		{"another scheme", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Basic czNjcmV0"}, 403},
+		{"the token", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Bearer s3cret"}, 200},
+		{"a write with the token", guardRequest{method: "POST", path: "/platform/zones/zone", auth: "Bearer s3cret", body: zoneBody}, 200},
+		{"a write without", guardRequest{method: "DELETE", path: "/platform/simulation"}, 403},
+		{"mediation without", guardRequest{method: "GET", path: "/mediation"}, 403},
+		{"the token in a query, not for the API", guardRequest{method: "GET", path: "/platform/zones/zones?access_token=s3cret"}, 403},
+		{"health", guardRequest{method: "GET", path: "/healthz"}, 200},
+		{"health under the root", guardRequest{method: "GET", path: "/platform/healthz"}, 200},
+		{"the house plan", guardRequest{method: "GET", path: "/simulator"}, 200},
+		{"its script", guardRequest{method: "GET", path: "/simulator/app.js"}, 200},
+		{"a preflight", guardRequest{method: "OPTIONS", path: "/platform/zones/zone", origin: "http://localhost:3000"}, 200},
+	}
+	for _, tt := range tests {
+		rec := tt.req.send(h)
+		if rec.Code != tt.want {
+			t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.req.method, tt.req.path, rec.Code, rec.Body, tt.want)
+		}
+	}
+	// The event stream, as the house plan's EventSource opens it: the token
+	// in the query. A client already gone ends the stream at once.
+	for q, want := range map[string]int{"?access_token=s3cret": 200, "?access_token=guess": 403, "": 403} {
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		r := newRequest("GET", "/platform/events"+q, nil).WithContext(ctx)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		if rec.Code != want {
+			t.Errorf("GET /platform/events%s = %d %s, want %d", q, rec.Code, rec.Body, want)
+		}
+	}
+}

@@ -8,70 +8,6 @@ import (
 	"time"
 )
 
-// Chain states, as reported by Chain.State and ChainInfo.State.
-const (
-	// StateIdle is the state of a chain that was never started.
-	StateIdle = "idle"
-	// StateStarted is the state of a running chain.
-	StateStarted = "started"
-	// StateStopped is the state of a chain stopped after (or instead of)
-	// running; it keeps its components, bindings and held messages.
-	StateStopped = "stopped"
-)
-
-// Internal chain states.
-const (
-	stIdle int32 = iota
-	stStarted
-	stStopping // Stop in progress: entries refused, links finish their current message
-	stStopped
-)
-
-// errNotStarted is returned to links and senders when the chain does not run.
-var errNotStarted = fmt.Errorf("%w: chain is not started", ErrConflict)
-
-// enter registers an entry point (Chain.Send, a tick) into the chain. It
-// fails unless the chain is started. A successful enter must be paired with
-// exit. Entries nest freely.
-func (ch *Chain) enter() bool {
-	ch.active.Add(1)
-	if ch.state.Load() != stStarted {
-		ch.exit()
-		return false
-	}
-	return true
-}
-
-// enterLink is enter for link deliveries, which are still accepted while the
-// chain is stopping (the link is then finishing its current message).
-func (ch *Chain) enterLink() bool {
-	ch.active.Add(1)
-	if s := ch.state.Load(); s != stStarted && s != stStopping {
-		ch.exit()
-		return false
-	}
-	return true
-}
-
-// exit ends an entry; the last one out wakes a waiting Stop.
-func (ch *Chain) exit() {
-	if ch.active.Add(-1) == 0 && ch.state.Load() != stStarted {
-		ch.gateMu.Lock()
-		ch.gateCond.Broadcast()
-		ch.gateMu.Unlock()
-	}
-}
-
-// waitIdle waits until no entry is in progress. The state must not be
-// stStarted.
-func (ch *Chain) waitIdle() {
-	ch.gateMu.Lock()
-	for ch.active.Load() != 0 {
-		ch.gateCond.Wait()
-	}
-	ch.gateMu.Unlock()
-}
-
 // route is the list of bindings of one out port.
 type route struct {
 	port string
@@ -138,22 +74,6 @@ func (c *comp) Emit(port string, m Message) {
 func (c *comp) Drop(n int) {
 	if n > 0 {
 		c.nDropped.Add(uint64(n))
-	}
-}
-
-// fanout hands m to every binding, a copy to each but the last.
-func (c *comp) fanout(bs []*binding, m Message) {
-	last := len(bs) - 1
-	for i, b := range bs {
-		mm := m
-		if i < last {
-			mm = m.Clone()
-		}
-		if b.direct {
-			b.deliver(mm)
-		} else if err := b.link.Send(mm); err != nil {
-			c.nDropped.Add(1)
-		}
 	}
 }
 
@@ -273,35 +193,6 @@ type binding struct {
 	link   Link
 	direct bool // link is a *directLink: deliver inline
 	dead   atomic.Bool
-}
-
-// Receive implements Receiver for the binding's link.
-func (b *binding) Receive(m Message) error {
-	if !b.ch.enterLink() {
-		return errNotStarted
-	}
-	b.deliver(m)
-	b.ch.exit()
-	return nil
-}
-
-// deliver processes m in the binding's current target, following a
-// concurrent Replace: the target is re-read once its lock is held.
-func (b *binding) deliver(m Message) {
-	t := b.target.Load()
-	t.mu.Lock()
-	for u := b.target.Load(); u != t; u = b.target.Load() {
-		t.mu.Unlock()
-		t = u
-		t.mu.Lock()
-	}
-	if b.dead.Load() || t.removed {
-		t.mu.Unlock()
-		t.nDropped.Add(1)
-		return
-	}
-	t.deliverLocked(b.toPort, m)
-	t.mu.Unlock()
 }
 
 // tickRun is the goroutine driving a Periodic component.

@@ -1,0 +1,506 @@
+package mediation
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// AddMediator creates a mediator of type typ (see AddComponent).
+func (ch *Chain) AddMediator(typ, id string, props map[string]any) (ComponentInfo, error) {
+	return ch.AddComponent(KindMediator, typ, id, props)
+}
+
+// AddAdapter creates an adapter of type typ (see AddComponent).
+func (ch *Chain) AddAdapter(typ, id string, props map[string]any) (ComponentInfo, error) {
+	return ch.AddComponent(KindAdapter, typ, id, props)
+}
+
+// AddComponent creates component id of type typ with props merged over
+// the type's defaults, and returns its snapshot. kind must be the type's
+// kind ("" accepts any). It fails with ErrInvalid for a malformed id, an
+// unknown type or one of another kind (the message lists the known types of
+// the kind), or properties the type rejects; with ErrConflict when the id is
+// taken. A component added to a started chain runs at once.
+func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	if err := checkID("component", id); err != nil {
+		return ComponentInfo{}, err
+	}
+	t, err := ch.eng.registry.lookup(kind, typ)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	merged := cloneMap(t.Properties)
+	if merged == nil {
+		merged = map[string]any{}
+	}
+	maps.Copy(merged, cloneMap(props))
+	c, err := ch.addLocked(t, id, merged)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(c), nil
+}
+
+// addLocked builds and adds a component; ch.mu is held.
+func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, error) {
+	if _, err := ch.find(id); err == nil {
+		return nil, fmt.Errorf("%w: component %s already exists in chain %s", ErrConflict, id, ch.id)
+	}
+	impl, in, out, err := ch.build(t, id, props)
+	if err != nil {
+		return nil, err
+	}
+	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(),
+		props: props, in: in, out: out}
+	c.setImpl(impl)
+	c.routes.Store(&[]route{})
+	next := maps.Clone(*ch.comps.Load())
+	next[id] = c
+	ch.comps.Store(&next)
+	ch.order = append(ch.order, c)
+	if ch.state.Load() == stStarted {
+		c.startTicker()
+	}
+	return c, nil
+}
+
+// build runs t's constructor on a copy of props and works out the ports.
+func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, out []string, err error) {
+	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output})
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			err = fmt.Errorf("%w: %s %s: %v", ErrInvalid, t.Kind, t.Name, err)
+		}
+		return nil, nil, nil, err
+	}
+	in, out = slices.Clone(t.In), slices.Clone(t.Out)
+	if p, ok := impl.(Porter); ok {
+		in, out = p.Ports()
+		in, out = slices.Clone(in), slices.Clone(out)
+	}
+	for _, p := range slices.Concat(in, out) {
+		if !validPort(p) {
+			closeImpl(impl)
+			return nil, nil, nil, fmt.Errorf("%w: %s %s: port name %q: want 1 to 128 letters, digits or -_.", ErrInvalid, t.Kind, t.Name, p)
+		}
+	}
+	if _, ok := impl.(Processor); !ok && len(in) > 0 {
+		closeImpl(impl)
+		return nil, nil, nil, fmt.Errorf("%w: type %s has in ports but its constructor returned %T, not a Processor", ErrInvalid, t.Name, impl)
+	}
+	return impl, in, out, nil
+}
+
+// newUUID returns a random RFC 4122 version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Component returns a snapshot of component id, or an error wrapping
+// ErrNotFound (ErrInvalid for a malformed id; as every method naming a
+// component).
+func (ch *Chain) Component(id string) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(id)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(c), nil
+}
+
+// Components returns snapshots of every component, in creation order.
+func (ch *Chain) Components() ([]ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return nil, err
+	}
+	defer ch.mu.Unlock()
+	out := make([]ComponentInfo, 0, len(ch.order))
+	for _, c := range ch.order {
+		out = append(out, ch.infoLocked(c))
+	}
+	return out, nil
+}
+
+// infoLocked builds c's snapshot; ch.mu is held.
+func (ch *Chain) infoLocked(c *comp) ComponentInfo {
+	state := ComponentStopped
+	if ch.state.Load() == stStarted {
+		state = ComponentValid
+	}
+	c.mu.Lock()
+	if k, ok := c.impl.(Checker); ok && k.Check() != nil {
+		state = ComponentInvalid
+	}
+	nIn, nOut := c.nIn, c.nOut
+	c.mu.Unlock()
+	q := int(c.npend.Load())
+	for _, b := range ch.bindings {
+		if b.target.Load() == c {
+			q += b.link.Len()
+		}
+	}
+	return ComponentInfo{
+		ID: c.id, Kind: c.typ.Kind, Type: c.typ.Name, Namespace: Namespace, UUID: c.uuid, State: state,
+		Created: c.created, Properties: cloneMap(c.props), Pattern: c.typ.Pattern,
+		In: append([]string{}, c.in...), Out: append([]string{}, c.out...),
+		Counters: Counters{In: nIn, Out: nOut, Dropped: c.nDropped.Load(), Errors: c.nErrors.Load(), Queue: q},
+	}
+}
+
+// RemoveComponent removes component id and all its bindings. kind, when
+// not "", must be the component's kind (otherwise ErrNotFound, as for a
+// missing component). The messages it held, and those queued on its
+// bindings, are discarded and counted as dropped; a message in flight
+// towards it is dropped too.
+func (ch *Chain) RemoveComponent(kind Kind, id string) error {
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(id)
+	if err != nil {
+		return err
+	}
+	if kind != "" && c.typ.Kind != kind {
+		return fmt.Errorf("%w: no %s %q in chain %s (it is a %s)", ErrNotFound, kind, id, ch.id, c.typ.Kind)
+	}
+	c.stopTicker()
+	var sources []*comp
+	ch.bindings = slices.DeleteFunc(ch.bindings, func(b *binding) bool {
+		t := b.target.Load()
+		if b.from != c && t != c {
+			return false
+		}
+		ch.dropBinding(b)
+		if b.from != c {
+			sources = append(sources, b.from)
+		}
+		return true
+	})
+	for _, s := range sources {
+		ch.rebuildRoutes(s)
+	}
+	c.routes.Store(&[]route{})
+	c.mu.Lock()
+	c.removed = true
+	c.nDropped.Add(uint64(len(c.takeHeldLocked())))
+	closeImpl(c.impl)
+	c.mu.Unlock()
+	next := maps.Clone(*ch.comps.Load())
+	delete(next, id)
+	ch.comps.Store(&next)
+	ch.order = slices.DeleteFunc(ch.order, func(x *comp) bool { return x == c })
+	return nil
+}
+
+// dropBinding kills b and discards what its link holds, counted as dropped
+// by the target; ch.mu is held. The caller removes b from ch.bindings.
+func (ch *Chain) dropBinding(b *binding) {
+	b.dead.Store(true)
+	if n := b.link.Close(); n > 0 {
+		b.target.Load().nDropped.Add(uint64(n))
+	}
+}
+
+// rebuildRoutes recomputes c's out routes from ch.bindings; ch.mu is held.
+func (ch *Chain) rebuildRoutes(c *comp) {
+	var rs []route
+	for _, b := range ch.bindings {
+		if b.from != c {
+			continue
+		}
+		i := slices.IndexFunc(rs, func(r route) bool { return r.port == b.fromPort })
+		if i < 0 {
+			rs = append(rs, route{port: b.fromPort})
+			i = len(rs) - 1
+		}
+		rs[i].bs = append(rs[i].bs, b)
+	}
+	c.routes.Store(&rs)
+}
+
+// UpdateProperties merges props into component id's properties and
+// reconfigures it: the type's constructor validates the merged properties
+// and builds a new implementation, which takes over the messages the old one
+// held and serves from the next message on. It fails with ErrNotFound for
+// an unknown id, and with ErrInvalid, changing nothing, when the merged
+// properties are rejected or would remove a port that is bound.
+func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(id)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	merged := cloneMap(c.props)
+	maps.Copy(merged, cloneMap(props))
+	impl, in, out, err := ch.build(c.typ, id, merged)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	if err := ch.checkBoundPorts(c, c, in, out); err != nil {
+		closeImpl(impl)
+		return ComponentInfo{}, err
+	}
+	started := ch.state.Load() == stStarted
+	c.stopTicker()
+	c.mu.Lock()
+	held := c.takeHeldLocked()
+	closeImpl(c.impl)
+	c.setImpl(impl)
+	c.in, c.out, c.props = in, out, merged
+	c.addPending(held)
+	if started {
+		c.flushLocked()
+	}
+	c.mu.Unlock()
+	if started {
+		c.startTicker()
+	}
+	return ch.infoLocked(c), nil
+}
+
+// checkBoundPorts verifies that every bound port of c exists among in/out
+// (the ports of to); ch.mu is held.
+func (ch *Chain) checkBoundPorts(c, to *comp, in, out []string) error {
+	for _, b := range ch.bindings {
+		if b.target.Load() == c && !slices.Contains(in, b.toPort) {
+			return fmt.Errorf("%w: in port %q of %s is bound but %s has no such in port (in ports: %s)",
+				ErrInvalid, b.toPort, c.id, to.id, listPorts(in))
+		}
+		if b.from == c && !slices.Contains(out, b.fromPort) {
+			return fmt.Errorf("%w: out port %q of %s is bound but %s has no such out port (out ports: %s)",
+				ErrInvalid, b.fromPort, c.id, to.id, listPorts(out))
+		}
+	}
+	return nil
+}
+
+func listPorts(ps []string) string {
+	if len(ps) == 0 {
+		return "none"
+	}
+	return strings.Join(ps, ", ")
+}
+
+// Copy creates component to with from's kind, type and properties, and no
+// binding. It fails with ErrNotFound when from does not exist, ErrInvalid
+// for a malformed id, and ErrConflict when to exists.
+func (ch *Chain) Copy(from, to string) (ComponentInfo, error) {
+	if err := ch.lock(); err != nil {
+		return ComponentInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	c, err := ch.find(from)
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	if err := checkID("component", to); err != nil {
+		return ComponentInfo{}, err
+	}
+	n, err := ch.addLocked(c.typ, to, cloneMap(c.props))
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(n), nil
+}
+
+// edge is a binding as seen by validation.
+type edge struct {
+	from     *comp
+	fromPort string
+	to       *comp
+	toPort   string
+	direct   bool
+}
+
+func (e edge) key() string { return e.from.id + ":" + e.fromPort + "\x00" + e.to.id + ":" + e.toPort }
+
+// hasDirectCycle reports whether the direct edges contain a cycle (a direct
+// cycle would recurse forever or self-deadlock).
+func hasDirectCycle(edges []edge) bool {
+	next := map[*comp][]*comp{}
+	for _, e := range edges {
+		if e.direct {
+			next[e.from] = append(next[e.from], e.to)
+		}
+	}
+	const (
+		white = iota
+		grey
+		black
+	)
+	color := map[*comp]int{}
+	var visit func(c *comp) bool
+	visit = func(c *comp) bool {
+		color[c] = grey
+		for _, n := range next[c] {
+			switch color[n] {
+			case grey:
+				return true
+			case white:
+				if visit(n) {
+					return true
+				}
+			}
+		}
+		color[c] = black
+		return false
+	}
+	for c := range next {
+		if color[c] == white && visit(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Endpoint is one end of a binding: a component id and one of its ports.
+// Endpoint is a plain value, safe for concurrent use as long as nobody modifies it.
+type Endpoint struct {
+	Component string
+	Port      string
+}
+
+// String returns "<component>:<port>".
+func (e Endpoint) String() string { return e.Component + ":" + e.Port }
+
+// ParseEndpoint parses "<component>:<port>"; the port is what follows the
+// last colon (ports have no colon, component ids may). Both parts must be
+// non-empty, otherwise it fails with ErrInvalid.
+func ParseEndpoint(s string) (Endpoint, error) {
+	i := strings.LastIndexByte(s, ':')
+	if i <= 0 || i == len(s)-1 {
+		return Endpoint{}, fmt.Errorf("%w: endpoint %q: want <component>:<port>", ErrInvalid, s)
+	}
+	return Endpoint{Component: s[:i], Port: s[i+1:]}, nil
+}
+
+// Bind connects out port from ("<component>:<port>") to in port to with the
+// named linker ("" is "direct"; "queue" and its aliases JMS-Joram and
+// JMS_Joram report as "queue") configured by props, and returns the
+// binding's description. It fails with ErrInvalid for a malformed endpoint,
+// a port the component does not have (the message lists its ports), an
+// unknown linker (the message lists them), properties the linker rejects, or
+// a cycle of direct bindings; with ErrNotFound for an unknown component; and
+// with ErrConflict when the same from/to binding exists. A binding added to a
+// started chain works at once.
+func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInfo, error) {
+	fe, err := ParseEndpoint(from)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	te, err := ParseEndpoint(to)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	if err := ch.lock(); err != nil {
+		return BindingInfo{}, err
+	}
+	defer ch.mu.Unlock()
+	fc, err := ch.find(fe.Component)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	tc, err := ch.find(te.Component)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	if !slices.Contains(fc.out, fe.Port) {
+		return BindingInfo{}, fmt.Errorf("%w: %s has no out port %q (out ports: %s)", ErrInvalid, fc.id, fe.Port, listPorts(fc.out))
+	}
+	if !slices.Contains(tc.in, te.Port) {
+		return BindingInfo{}, fmt.Errorf("%w: %s has no in port %q (in ports: %s)", ErrInvalid, tc.id, te.Port, listPorts(tc.in))
+	}
+	le, err := ch.eng.registry.linker(linker)
+	if err != nil {
+		return BindingInfo{}, err
+	}
+	if ch.findBinding(fe, te) != nil {
+		return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s already exists", ErrConflict, from, to)
+	}
+	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
+	b.target.Store(tc)
+	link, err := le.linker.NewLink(cloneMap(props), b)
+	if err == nil && link == nil {
+		err = fmt.Errorf("linker %s returned a nil link", le.name)
+	}
+	if err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			err = fmt.Errorf("%w: linker %s: %v", ErrInvalid, le.name, err)
+		}
+		return BindingInfo{}, err
+	}
+	b.link = link
+	_, b.direct = link.(*directLink)
+	if b.direct {
+		edges := []edge{{from: fc, to: tc, direct: true}}
+		for _, x := range ch.bindings {
+			edges = append(edges, edge{from: x.from, to: x.target.Load(), direct: x.direct})
+		}
+		if hasDirectCycle(edges) {
+			link.Close()
+			return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s would make a cycle of direct bindings (use a queue linker)", ErrInvalid, from, to)
+		}
+	}
+	ch.bindings = append(ch.bindings, b)
+	ch.rebuildRoutes(fc)
+	if ch.state.Load() == stStarted {
+		link.Start()
+		fc.announce()
+	}
+	return b.info(), nil
+}
+
+// findBinding returns the binding between the two endpoints; ch.mu is held.
+func (ch *Chain) findBinding(from, to Endpoint) *binding {
+	for _, b := range ch.bindings {
+		if b.from.id == from.Component && b.fromPort == from.Port && b.target.Load().id == to.Component && b.toPort == to.Port {
+			return b
+		}
+	}
+	return nil
+}
+
+// Unbind removes the binding from -> to. Messages queued on it are
+// discarded and counted as dropped by the target. It fails with ErrInvalid
+// for a malformed endpoint and ErrNotFound when there is no such binding.
+func (ch *Chain) Unbind(from, to string) error {
+	fe, err := ParseEndpoint(from)
+	if err != nil {
+		return err
+	}
+	te, err := ParseEndpoint(to)
+	if err != nil {
+		return err
+	}
+	if err := ch.lock(); err != nil {
+		return err
+	}
+	defer ch.mu.Unlock()
+	b := ch.findBinding(fe, te)
+	if b == nil {
+		return fmt.Errorf("%w: no binding %s -> %s in chain %s", ErrNotFound, from, to, ch.id)
+	}
+	ch.bindings = slices.DeleteFunc(ch.bindings, func(x *binding) bool { return x == b })
+	ch.rebuildRoutes(b.from)
+	ch.dropBinding(b)
+	return nil
+}

@@ -18,6 +18,7 @@ var (
 	errNotFound  = errors.New("not found")
 	errTooLarge  = errors.New("too large")
 	errMethod    = errors.New("method not allowed")
+	errBusy      = errors.New("busy")
 	errorClasses = []errorClass{
 		{sim.ErrInvalid, http.StatusBadRequest, "invalid"},
 		{errInvalid, http.StatusBadRequest, "invalid"},
@@ -27,6 +28,8 @@ var (
 		{mediation.ErrInvalid, http.StatusBadRequest, "invalid"},
 		{mediation.ErrNotFound, http.StatusNotFound, "not_found"},
 		{mediation.ErrConflict, http.StatusConflict, "conflict"},
+		{mediation.ErrBusy, http.StatusServiceUnavailable, "busy"},
+		{errBusy, http.StatusServiceUnavailable, "busy"},
 		{errMethod, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{errTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
 		{errForbidden, http.StatusForbidden, "forbidden"},
@@ -68,6 +71,9 @@ func classify(err error) (status int, code, msg string) {
 // writeError answers with the JSON error for err.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, msg := classify(err)
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	if status == http.StatusInternalServerError {
 		slog.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}

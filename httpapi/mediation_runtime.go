@@ -57,7 +57,7 @@ func (s *server) handleDataIn() http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		respondEmpty(w, r, ch.Send(componentID(r), m))
+		respondEmpty(w, r, ch.SendContext(r.Context(), componentID(r), m))
 	})
 }
 

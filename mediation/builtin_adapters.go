@@ -22,27 +22,51 @@ func newRestIn(map[string]any, Env) (any, error) {
 // rest-out.
 
 type restOut struct {
-	buf  []Message // ring of capacity len(buf)
-	head int
-	n    int
+	buf      []Message // ring of capacity len(buf)
+	sizes    []int
+	head     int
+	n        int
+	bytes    int
+	maxBytes int
 }
+
+// DefaultRestOutMaxBytes is the most bytes of messages a rest-out keeps
+// without a max-bytes property: 64 MiB.
+const DefaultRestOutMaxBytes = 64 << 20
 
 func newRestOut(props map[string]any, _ Env) (any, error) {
 	c, err := optIntProp(props, "capacity", 100, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	return &restOut{buf: make([]Message, c)}, nil
+	mb, err := optIntProp(props, "max-bytes", DefaultRestOutMaxBytes, 1024, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	return &restOut{buf: make([]Message, c), sizes: make([]int, c), maxBytes: mb}, nil
 }
 
-func (r *restOut) Process(_ string, m Message, _ Emitter) error {
-	if r.n == len(r.buf) {
-		r.buf[r.head] = m
-		r.head = (r.head + 1) % len(r.buf) // the oldest one goes
-		return nil
+// dropOldest forgets the oldest message.
+func (r *restOut) dropOldest() {
+	r.bytes -= r.sizes[r.head]
+	r.buf[r.head], r.sizes[r.head] = Message{}, 0
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+}
+
+func (r *restOut) Process(_ string, m Message, out Emitter) error {
+	size := messageSize(m)
+	if size > r.maxBytes {
+		out.Drop(1)
+		return fmt.Errorf("%w: rest-out: a message of %d bytes is more than it may keep (max-bytes %d)", ErrBusy, size, r.maxBytes)
 	}
-	r.buf[(r.head+r.n)%len(r.buf)] = m
+	for r.n > 0 && (r.n == len(r.buf) || r.bytes+size > r.maxBytes) {
+		r.dropOldest() // the oldest ones go
+	}
+	i := (r.head + r.n) % len(r.buf)
+	r.buf[i], r.sizes[i] = m, size
 	r.n++
+	r.bytes += size
 	return nil
 }
 
@@ -62,7 +86,8 @@ func (r *restOut) Drain() []Held {
 		hs[i] = Held{Port: "in", Message: m}
 	}
 	clear(r.buf)
-	r.head, r.n = 0, 0
+	clear(r.sizes)
+	r.head, r.n, r.bytes = 0, 0, 0
 	return hs
 }
 

@@ -39,13 +39,16 @@ func builtinTypes() []Type {
 				"else to the default port. Its out ports are those named in conditions plus default.",
 			New: newRouter},
 		{Name: "splitter", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"separator": ","},
-			Doc: "Splits string content (by the separator regular expression) or array content into one message per part, " +
-				"with properties correlation.id, correlation.index and correlation.total.",
+			Doc: "Splits string content (by the separator regular expression, which must not match the empty string) or array content " +
+				"into one message per part, with properties correlation.id, correlation.index and correlation.total. " +
+				"A message of more than max-parts parts (default 10000) is refused whole.",
 			New: newSplitter},
 		{Name: "aggregator", Kind: KindMediator, In: in, Out: out,
 			Properties: map[string]any{"count": 0, "max-groups": 1000},
 			Doc: "Collects the messages of one correlation.id and emits one message whose content is the array of their contents " +
-				"in correlation.index order, once count (0: the correlation.total of the group's first message) have arrived.",
+				"in correlation.index order, once count (0: the correlation.total of the group's first message) have arrived. " +
+				"It holds at most max-groups groups, max-messages messages (default 10000) and max-bytes bytes (default 64 MiB), " +
+				"dropping the oldest groups past them; a group larger than max-messages is refused.",
 			New: newAggregator},
 		{Name: "translator", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
 			Doc: "Replaces whole words of string content according to dictionary (a map from word to word).", New: newTranslator},
@@ -53,7 +56,8 @@ func builtinTypes() []Type {
 		{Name: "rest-in", Kind: KindAdapter, Pattern: PatternInOnly, Out: out,
 			Doc: "Messages sent with Chain.Send (POST on the adapter) enter the chain on port out.", New: newRestIn},
 		{Name: "rest-out", Kind: KindAdapter, Pattern: PatternOutOnly, In: in, Properties: map[string]any{"capacity": 100},
-			Doc: "Keeps the last capacity messages it receives, readable with Chain.Messages (GET on the adapter).", New: newRestOut},
+			Doc: "Keeps the last capacity messages it receives, and at most max-bytes bytes of them (default 64 MiB), " +
+				"readable with Chain.Messages (GET on the adapter).", New: newRestOut},
 		{Name: "console", Kind: KindAdapter, Pattern: PatternOutOnly, In: in,
 			Doc: "Writes each message it receives as one line to the engine's output (Config.Output).", New: newConsole},
 		{Name: "number-generator", Kind: KindAdapter, Pattern: PatternInOnly, Out: out,
@@ -199,10 +203,15 @@ func (r *router) Process(_ string, m Message, out Emitter) error {
 // splitter.
 
 type splitter struct {
-	re     *regexp.Regexp
-	prefix string
-	n      uint64
+	re       *regexp.Regexp
+	prefix   string
+	n        uint64
+	maxParts int
 }
+
+// DefaultMaxParts is the most parts a splitter makes of one message without
+// a max-parts property.
+const DefaultMaxParts = 10_000
 
 func newSplitter(props map[string]any, _ Env) (any, error) {
 	sep, err := optString(props, "separator", ",")
@@ -216,24 +225,42 @@ func newSplitter(props map[string]any, _ Env) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: splitter: separator: %v", ErrInvalid, err)
 	}
-	return &splitter{re: re, prefix: newUUID()}, nil
+	if re.MatchString("") {
+		return nil, fmt.Errorf("%w: splitter: separator %q matches the empty string, which would split between every character", ErrInvalid, sep)
+	}
+	maxParts, err := optIntProp(props, "max-parts", DefaultMaxParts, 1, 1_000_000)
+	if err != nil {
+		return nil, err
+	}
+	return &splitter{re: re, prefix: newUUID(), maxParts: maxParts}, nil
 }
 
 func (s *splitter) Process(_ string, m Message, out Emitter) error {
 	var parts []any
 	switch c := m.Content.(type) {
 	case string:
-		for _, p := range s.re.Split(c, -1) {
-			parts = append(parts, p)
+		split := s.re.Split(c, s.maxParts+1)
+		if len(split) > s.maxParts {
+			out.Drop(1)
+			return fmt.Errorf("%w: splitter: the message splits into more than %d parts (max-parts)", ErrBusy, s.maxParts)
+		}
+		parts = make([]any, len(split))
+		for i, p := range split {
+			parts[i] = p
 		}
 	case []any:
 		parts = c
 	case []string:
-		for _, p := range c {
-			parts = append(parts, p)
+		parts = make([]any, len(c))
+		for i, p := range c {
+			parts[i] = p
 		}
 	default:
 		parts = []any{c}
+	}
+	if len(parts) > s.maxParts {
+		out.Drop(1)
+		return fmt.Errorf("%w: splitter: the message has %d parts, more than %d (max-parts)", ErrBusy, len(parts), s.maxParts)
 	}
 	s.n++
 	id := s.prefix + "-" + strconv.FormatUint(s.n, 10)
@@ -256,25 +283,42 @@ type aggGroup struct {
 	id     string
 	want   int
 	msgs   []aggItem
+	bytes  int
 	oldest uint64
 }
 
 type aggItem struct {
 	seq   uint64
 	index int // correlation.index, or arrival position when absent
+	size  int
 	held  Held
 }
 
 type aggregator struct {
-	count     int
-	maxGroups int
-	groups    map[string]*aggGroup
-	order     []string // group ids, oldest first
-	seq       uint64
+	count       int
+	maxGroups   int
+	maxMessages int
+	maxBytes    int
+	groups      map[string]*aggGroup
+	order       []string // group ids, oldest first
+	seq         uint64
+	held, bytes int // messages and bytes held in all groups
 }
 
+// DefaultAggregatorMaxMessages is the most messages an aggregator holds
+// without a max-messages property; DefaultAggregatorMaxBytes the most bytes
+// without a max-bytes property (64 MiB).
+const (
+	DefaultAggregatorMaxMessages = 10_000
+	DefaultAggregatorMaxBytes    = 64 << 20
+)
+
 func newAggregator(props map[string]any, _ Env) (any, error) {
-	count, err := optIntProp(props, "count", 0, 0, 1<<20)
+	maxMessages, err := optIntProp(props, "max-messages", DefaultAggregatorMaxMessages, 1, 1_000_000)
+	if err != nil {
+		return nil, err
+	}
+	count, err := optIntProp(props, "count", 0, 0, maxMessages)
 	if err != nil {
 		return nil, err
 	}
@@ -282,7 +326,30 @@ func newAggregator(props map[string]any, _ Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &aggregator{count: count, maxGroups: maxGroups, groups: map[string]*aggGroup{}}, nil
+	maxBytes, err := optIntProp(props, "max-bytes", DefaultAggregatorMaxBytes, 1024, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	return &aggregator{count: count, maxGroups: maxGroups, maxMessages: maxMessages, maxBytes: maxBytes,
+		groups: map[string]*aggGroup{}}, nil
+}
+
+// evictOldest drops the oldest group other than keep; it reports false when
+// there is none.
+func (a *aggregator) evictOldest(keep string, out Emitter) bool {
+	for i, id := range a.order {
+		if id == keep {
+			continue
+		}
+		g := a.groups[id]
+		out.Drop(len(g.msgs))
+		a.held -= len(g.msgs)
+		a.bytes -= g.bytes
+		delete(a.groups, id)
+		a.order = slices.Delete(a.order, i, i+1)
+		return true
+	}
+	return false
 }
 
 func (a *aggregator) Process(port string, m Message, out Emitter) error {
@@ -305,27 +372,48 @@ func (a *aggregator) Process(port string, m Message, out Emitter) error {
 			}
 			want = n
 		}
+		if want > a.maxMessages {
+			out.Drop(1)
+			return fmt.Errorf("%w: aggregator: group %s would hold %d messages, more than %d (max-messages)", ErrBusy, id, want, a.maxMessages)
+		}
 		if len(a.groups) >= a.maxGroups {
-			old := a.order[0]
-			a.order = a.order[1:]
-			out.Drop(len(a.groups[old].msgs))
-			delete(a.groups, old)
+			a.evictOldest("", out)
 		}
 		g = &aggGroup{id: id, want: want}
 		a.groups[id] = g
 		a.order = append(a.order, id)
+	}
+	size := messageSize(m)
+	if size > a.maxBytes {
+		out.Drop(1)
+		return fmt.Errorf("%w: aggregator: a message of %d bytes is more than it may hold (max-bytes %d)", ErrBusy, size, a.maxBytes)
+	}
+	for a.held+1 > a.maxMessages || a.bytes+size > a.maxBytes {
+		if !a.evictOldest(id, out) {
+			break
+		}
+	}
+	if a.held+1 > a.maxMessages || a.bytes+size > a.maxBytes {
+		out.Drop(1)
+		return fmt.Errorf("%w: aggregator: group %s holds %d messages (%d bytes), as many as it may (max-messages %d, max-bytes %d)",
+			ErrBusy, id, len(g.msgs), g.bytes, a.maxMessages, a.maxBytes)
 	}
 	idx := len(g.msgs)
 	if n, err := optInt(m.Properties[PropCorrelationIndex]); err == nil {
 		idx = n
 	}
 	a.seq++
-	g.msgs = append(g.msgs, aggItem{seq: a.seq, index: idx, held: Held{Port: port, Message: m}})
+	g.msgs = append(g.msgs, aggItem{seq: a.seq, index: idx, size: size, held: Held{Port: port, Message: m}})
+	g.bytes += size
+	a.held++
+	a.bytes += size
 	if len(g.msgs) < g.want {
 		return nil
 	}
 	delete(a.groups, id)
 	a.order = slices.DeleteFunc(a.order, func(s string) bool { return s == id })
+	a.held -= len(g.msgs)
+	a.bytes -= g.bytes
 	slices.SortStableFunc(g.msgs, func(x, y aggItem) int { return cmp.Compare(x.index, y.index) })
 	content := make([]any, len(g.msgs))
 	for i, it := range g.msgs {
@@ -351,6 +439,7 @@ func (a *aggregator) Drain() []Held {
 	}
 	clear(a.groups)
 	a.order = nil
+	a.held, a.bytes = 0, 0
 	return hs
 }
 

@@ -1,5 +1,31 @@
 package mediation
 
+// Locks, and the order in which they are taken. A goroutine holding one may
+// take those below it, never those above; every wait ends.
+//
+//  1. Engine.mu: the map of chains. Never held while a chain lock is taken
+//     (DeleteChain and Close let it go before they stop a chain).
+//  2. Chain.mu, the structural lock (this file, topology.go, replace.go):
+//     serialises Start, Stop, Bind, AddComponent, Replace, … It takes
+//     component locks, link locks (Start, Stop, Len, Close) and the gate.
+//     Stop waits, holding it, for the links' goroutines and the entries in
+//     progress to finish; both are bounded (see 3).
+//  3. comp.mu, a component's lock (comp.go): held while its implementation
+//     runs. The send path (send.go) takes the locks of the components a
+//     message goes through: along a direct binding the next one is taken
+//     while the previous is held, which cannot deadlock because bindings
+//     never form a cycle (Bind and Replace refuse one). Nothing waits while
+//     a component lock is held: queues take what they are given, a message
+//     can cause at most the engine's MaxDeliveries deliveries, and
+//     Chain.Send waits for room before it takes any lock. Snapshots
+//     (infoLocked) only TryLock a component, so a busy one is not waited
+//     for.
+//  4. Leaves, which take nothing: a queue link's mutex, comp.pendMu, the
+//     gate (gateMu), the engine's output writer.
+//
+// Helpers that need a lock held say so in their name (…Locked) or in their
+// comment.
+
 import (
 	"fmt"
 	"sync"
@@ -20,6 +46,7 @@ type Chain struct {
 	order    []*comp    // creation order; guarded by mu
 	bindings []*binding // creation order; guarded by mu
 
+	topo    atomic.Uint64 // version of the topology, for the caches of queuesAhead
 	deleted atomic.Bool
 	state   atomic.Int32
 	comps   atomic.Pointer[map[string]*comp] // copy on write, under mu

@@ -223,7 +223,8 @@ func TestBind(t *testing.T) {
 		{"duplicate", "p:out", "o:in", "queue", nil, "conflict", "already exists", mediation.BindingInfo{}},
 		{"direct cycle", "q:out", "p:in", "", nil, "invalid", "cycle", mediation.BindingInfo{}},
 		{"direct self loop", "p:out", "p:in", "", nil, "invalid", "cycle", mediation.BindingInfo{}},
-		{"queue cycle allowed", "q:out", "p:in", "queue", nil, "", "", mediation.BindingInfo{From: "q:out", To: "p:in", Linker: "queue"}},
+		{"queue cycle refused too", "q:out", "p:in", "queue", nil, "invalid", "cycle p -> q -> p", mediation.BindingInfo{}},
+		{"queue self loop", "p:out", "p:in", "queue", map[string]any{"capacity": 16.0}, "invalid", "cycle p -> p", mediation.BindingInfo{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package mediation
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -44,7 +45,17 @@ type comp struct {
 	pending []Held
 	npend   atomic.Int64
 
-	nIn, nOut         uint64 // guarded by mu (they only change while the implementation runs)
+	// cur is the budget of what the component is doing (see cause);
+	// guarded by mu.
+	cur *cause
+	// ahead caches the queues a message leaving the component may reach.
+	ahead atomic.Pointer[ahead]
+
+	nIn, nOut uint64 // guarded by mu (they only change while the implementation runs)
+	// What the last snapshot saw of the above and of Check; guarded by
+	// ch.mu (snapshots do not wait for a busy component).
+	seenIn, seenOut   uint64
+	seenInvalid       bool
 	nDropped, nErrors atomic.Uint64
 }
 
@@ -77,16 +88,21 @@ func (c *comp) Drop(n int) {
 	}
 }
 
-// deliverLocked processes a message that arrived on port; c.mu is held.
-func (c *comp) deliverLocked(port string, m Message) {
+// deliverLocked processes a message that arrived on port, caused by cz;
+// c.mu is held.
+func (c *comp) deliverLocked(port string, m Message, cz *cause) {
+	prev := c.cur
+	c.cur = cz
 	if c.npend.Load() != 0 {
 		c.flushLocked()
 	}
 	c.nIn++
 	c.run(port, m)
+	c.cur = prev
 }
 
-// run calls the processor, counting errors and recovering panics.
+// run calls the processor, counting errors and recovering panics. An error
+// of kind ErrBusy (a bound the component reached) is also the cause's.
 func (c *comp) run(port string, m Message) {
 	if c.proc == nil {
 		c.nDropped.Add(1)
@@ -95,6 +111,9 @@ func (c *comp) run(port string, m Message) {
 	defer c.recoverPanic()
 	if err := c.proc.Process(port, m, c); err != nil {
 		c.nErrors.Add(1)
+		if errors.Is(err, ErrBusy) && c.cur != nil {
+			c.cur.fail(fmt.Errorf("%w: chain %s: component %s: %v", ErrBusy, c.ch.id, c.id, err))
+		}
 	}
 }
 
@@ -104,8 +123,11 @@ func (c *comp) recoverPanic() {
 	}
 }
 
-// inject runs the Injector; c.mu is held.
-func (c *comp) inject(m Message) (err error) {
+// inject runs the Injector on m, caused by cz; c.mu is held.
+func (c *comp) inject(m Message, cz *cause) (err error) {
+	prev := c.cur
+	c.cur = cz
+	defer func() { c.cur = prev }()
 	if c.npend.Load() != 0 {
 		c.flushLocked()
 	}
@@ -121,8 +143,26 @@ func (c *comp) inject(m Message) (err error) {
 	return c.inj.Inject(m, c)
 }
 
+// withCause runs f with a fresh budget as c's cause, unless c already has
+// one; c.mu is held. Ticks, announcements and flushes start here.
+func (c *comp) withCause(f func()) {
+	if c.cur != nil {
+		f()
+		return
+	}
+	cz := newCause(c.ch.eng.maxDeliveries)
+	c.cur = cz
+	f()
+	c.cur = nil
+	cz.release()
+}
+
 // flushLocked processes the pending messages; c.mu is held.
 func (c *comp) flushLocked() {
+	if c.cur == nil {
+		c.withCause(c.flushLocked)
+		return
+	}
 	c.pendMu.Lock()
 	p := c.pending
 	c.pending = nil
@@ -191,7 +231,9 @@ type binding struct {
 
 	target atomic.Pointer[comp] // moved by Replace
 	link   Link
-	direct bool // link is a *directLink: deliver inline
+	direct bool         // link is a *directLink: deliver inline
+	queue  *queueLink   // link is a *queueLink: push with the cause
+	bp     Backpressure // link bounds what it holds; nil otherwise
 	dead   atomic.Bool
 }
 
@@ -246,13 +288,15 @@ func (c *comp) onTick(now time.Time) {
 	if !ok || c.removed {
 		return
 	}
-	if c.npend.Load() != 0 {
-		c.flushLocked()
-	}
-	defer c.recoverPanic()
-	if err := p.Tick(now, c); err != nil {
-		c.nErrors.Add(1)
-	}
+	c.withCause(func() {
+		if c.npend.Load() != 0 {
+			c.flushLocked()
+		}
+		defer c.recoverPanic()
+		if err := p.Tick(now, c); err != nil {
+			c.nErrors.Add(1)
+		}
+	})
 }
 
 // announce runs an Announcer; ch.mu is held and the chain is started.
@@ -263,13 +307,15 @@ func (c *comp) announce() {
 	if !ok || c.removed {
 		return
 	}
-	if c.npend.Load() != 0 {
-		c.flushLocked()
-	}
-	defer c.recoverPanic()
-	if err := a.Announce(c); err != nil {
-		c.nErrors.Add(1)
-	}
+	c.withCause(func() {
+		if c.npend.Load() != 0 {
+			c.flushLocked()
+		}
+		defer c.recoverPanic()
+		if err := a.Announce(c); err != nil {
+			c.nErrors.Add(1)
+		}
+	})
 }
 
 // stopTicker stops the ticks and waits for the goroutine; ch.mu is held.

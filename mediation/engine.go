@@ -1,10 +1,12 @@
 package mediation
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/benbjohnson/clock"
 )
@@ -23,7 +25,28 @@ type Config struct {
 	// component using Env.Output); the engine serialises writes to it.
 	// Default: io.Discard.
 	Output io.Writer
+	// SendTimeout is how long Chain.Send waits for room in the queues
+	// ahead of its message before it fails with ErrBusy. Default:
+	// DefaultSendTimeout (2 s).
+	SendTimeout time.Duration
+	// MaxDeliveries bounds the deliveries that one message entering a
+	// chain (through Send, a tick or an announcement) may cause, fan-outs
+	// and queues included; past it the rest is dropped and Send fails with
+	// ErrBusy. Default: DefaultMaxDeliveries (100,000).
+	MaxDeliveries int
+	// MaxChains, MaxComponents and MaxBindings bound the chains of the
+	// engine and the components and bindings of each chain; creating one
+	// more fails with ErrBusy. Defaults: DefaultMaxChains (1,000),
+	// DefaultMaxComponents (1,000) and DefaultMaxBindings (10,000).
+	MaxChains, MaxComponents, MaxBindings int
 }
+
+// The default bounds of an Engine (see Config).
+const (
+	DefaultMaxChains     = 1_000
+	DefaultMaxComponents = 1_000
+	DefaultMaxBindings   = 10_000
+)
 
 // Engine holds mediation chains by id. An Engine is safe for concurrent use.
 // It owns the goroutines of its chains (queue links, periodic components):
@@ -33,6 +56,10 @@ type Engine struct {
 	registry *Registry
 	output   io.Writer
 
+	sendTimeout                           time.Duration
+	maxDeliveries                         int
+	maxChains, maxComponents, maxBindings int
+
 	mu     sync.Mutex
 	chains map[string]*Chain
 	order  []string
@@ -41,7 +68,10 @@ type Engine struct {
 
 // NewEngine returns an engine configured by cfg (see Config for defaults).
 func NewEngine(cfg Config) *Engine {
-	e := &Engine{clock: cfg.Clock, registry: cfg.Registry, chains: map[string]*Chain{}}
+	e := &Engine{clock: cfg.Clock, registry: cfg.Registry, chains: map[string]*Chain{},
+		sendTimeout: cmp.Or(cfg.SendTimeout, DefaultSendTimeout), maxDeliveries: cmp.Or(cfg.MaxDeliveries, DefaultMaxDeliveries),
+		maxChains: cmp.Or(cfg.MaxChains, DefaultMaxChains), maxComponents: cmp.Or(cfg.MaxComponents, DefaultMaxComponents),
+		maxBindings: cmp.Or(cfg.MaxBindings, DefaultMaxBindings)}
 	if e.clock == nil {
 		e.clock = clock.New()
 	}
@@ -82,6 +112,9 @@ func (e *Engine) CreateChain(id string) (*Chain, error) {
 	}
 	if _, dup := e.chains[id]; dup {
 		return nil, fmt.Errorf("%w: chain %s already exists", ErrConflict, id)
+	}
+	if len(e.chains) >= e.maxChains {
+		return nil, fmt.Errorf("%w: the engine has %d chains, the most it may hold (MaxChains); delete one first", ErrBusy, len(e.chains))
 	}
 	ch := newChain(e, id)
 	e.chains[id] = ch

@@ -135,6 +135,8 @@ func errKind(err error) string {
 		return "invalid"
 	case errors.Is(err, mediation.ErrConflict):
 		return "conflict"
+	case errors.Is(err, mediation.ErrBusy):
+		return "busy"
 	}
 	return "unwrapped: " + err.Error()
 }

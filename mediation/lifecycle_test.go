@@ -158,10 +158,11 @@ func TestBackpressure(t *testing.T) {
 	})
 }
 
-// TestStopReleasesBlockedSenders: a sender blocked on a full queue is
-// released by Stop (its message is queued, beyond capacity if need be, not
-// lost), and later Sends are refused.
-func TestStopReleasesBlockedSenders(t *testing.T) {
+// TestStopReleasesWaitingSenders: a sender waiting for room in a full queue
+// (holding no lock) is released by Stop, its message not taken (conflict:
+// the chain no longer runs), and later Sends are refused. What was queued
+// stays for the next Start.
+func TestStopReleasesWaitingSenders(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tokens := make(chan struct{})
 		s := newSink(4)
@@ -180,7 +181,7 @@ func TestStopReleasesBlockedSenders(t *testing.T) {
 				sendErr <- ch.Send("a", msg(i, nil))
 			}
 		}()
-		synctest.Wait() // 0 in the gate and 1 queued (capacity 2, the message being delivered counts), Send(2) blocked in p
+		synctest.Wait() // 0 in the gate and 1 queued (capacity 2, the message being delivered counts), Send(2) waiting for room
 		stopped := make(chan error)
 		go func() { stopped <- ch.Stop() }()
 		synctest.Wait()
@@ -189,16 +190,22 @@ func TestStopReleasesBlockedSenders(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		for i, want := range []string{"", "", "", "conflict"} {
+		for i, want := range []string{"", "", "conflict", "conflict"} {
 			if got := errKind(<-sendErr); got != want {
 				t.Errorf("Send(%d) error kind = %q, want %q", i, got, want)
 			}
 		}
-		if q := mustComponent(t, ch, "g").Counters.Queue; q != 2 {
-			t.Errorf("queue of g after Stop = %d, want 2", q)
+		if q := mustComponent(t, ch, "g").Counters.Queue; q != 1 {
+			t.Errorf("queue of g after Stop = %d, want 1", q)
 		}
 		ch.Start()
-		go ch.Send("a", msg(3, nil)) // blocks until the queue has room
+		go func() {
+			for i := 2; i < 4; i++ {
+				if err := ch.Send("a", msg(i, nil)); err != nil { // 3 waits until the queue has room
+					t.Error(err)
+				}
+			}
+		}()
 		for range 3 {
 			tokens <- struct{}{}
 		}

@@ -44,15 +44,18 @@ func (f ReceiverFunc) Receive(m Message) error { return f(m) }
 // source's goroutines (several may call it concurrently) and Start, Stop,
 // Len and Close from its own; all methods must be safe for concurrent use.
 type Link interface {
-	// Send hands m over. It may block for backpressure while the link is
-	// started, but must not block for long once Stop has been called.
-	// An error means m was not taken; it is counted as dropped.
+	// Send hands m over. It must not block: it runs while the source
+	// component's lock is held. A link that bounds what it holds
+	// implements Backpressure, so that Chain.Send waits for room before
+	// taking a message in, and takes what its source emits beyond its
+	// bound, up to a hard limit past which Send fails. An error means m
+	// was not taken; it is counted as dropped.
 	Send(m Message) error
 	// Start begins delivering to the Receiver (the chain was started).
 	Start()
 	// Stop stops delivering and returns once no goroutine of the link is
 	// in Receive any more. Undelivered messages are kept for the next
-	// Start. Stop first releases senders blocked in Send.
+	// Start.
 	Stop()
 	// Len returns the number of messages taken and not yet delivered.
 	Len() int
@@ -61,9 +64,23 @@ type Link interface {
 	Close() int
 }
 
+// Backpressure is implemented by links that bound what they hold, as the
+// queue linker does. Before Chain.Send takes a message in, it waits until
+// every such link the message may reach has room: Room returns nil when the
+// link has room now, otherwise a channel that is closed once it may have
+// (or once the link stops). Room must be safe for concurrent use.
+type Backpressure interface {
+	Room() <-chan struct{}
+}
+
 // DefaultQueueCapacity is the capacity of a queue binding without a
 // "capacity" property.
 const DefaultQueueCapacity = 1024
+
+// DefaultQueueMaxBytes is the most a queue binding without a "max-bytes"
+// property holds, in bytes of messages (as estimated from their strings,
+// maps and slices): 64 MiB.
+const DefaultQueueMaxBytes = 64 << 20
 
 // directLinker is the "direct" linker: synchronous hand-off on the
 // producer's goroutine.
@@ -92,74 +109,125 @@ func (l *directLink) Close() int           { return 0 }
 type queueLinker struct{}
 
 // NewLink validates "capacity" (a positive integer, default
-// DefaultQueueCapacity) and returns a stopped queue. The broker properties
+// DefaultQueueCapacity: how many messages the queue holds before senders
+// wait for room) and "max-bytes" (default DefaultQueueMaxBytes: past it the
+// queue refuses messages) and returns a stopped queue. The broker properties
 // of chains written for Cilia's JMS linker ("topic" and any "jms.*", such as
 // jms.topic) are accepted and ignored: the queue is in process. Any other
 // property is an error, so that typos are caught.
 func (queueLinker) NewLink(props map[string]any, to Receiver) (Link, error) {
-	capacity := DefaultQueueCapacity
+	capacity, maxBytes := DefaultQueueCapacity, DefaultQueueMaxBytes
 	for k, v := range props {
-		if k == "topic" || strings.HasPrefix(k, "jms.") {
-			continue
+		switch {
+		case k == "topic" || strings.HasPrefix(k, "jms."):
+		case k == "capacity":
+			n, err := optInt(v)
+			if err != nil || n < 1 || n > 1<<24 {
+				return nil, fmt.Errorf("%w: queue capacity %v: want an integer from 1 to %d", ErrInvalid, v, 1<<24)
+			}
+			capacity = n
+		case k == "max-bytes":
+			n, err := optInt(v)
+			if err != nil || n < 1024 || n > 1<<30 {
+				return nil, fmt.Errorf("%w: queue max-bytes %v: want an integer from 1024 to %d", ErrInvalid, v, 1<<30)
+			}
+			maxBytes = n
+		default:
+			return nil, fmt.Errorf("%w: queue linker has no property %q (known: capacity, max-bytes, topic, jms.*)", ErrInvalid, k)
 		}
-		if k != "capacity" {
-			return nil, fmt.Errorf("%w: queue linker has no property %q (known: capacity, topic, jms.*)", ErrInvalid, k)
-		}
-		n, err := optInt(v)
-		if err != nil || n < 1 || n > 1<<24 {
-			return nil, fmt.Errorf("%w: queue capacity %v: want an integer from 1 to %d", ErrInvalid, v, 1<<24)
-		}
-		capacity = n
 	}
-	q := &queueLink{to: to, capacity: capacity, buf: make([]Message, min(capacity, 64))}
+	q := &queueLink{to: to, capacity: capacity, maxBytes: maxBytes, buf: make([]queued, min(capacity, 64))}
 	q.notEmpty.L = &q.mu
-	q.notFull.L = &q.mu
 	return q, nil
 }
 
-// queueLink is a bounded ring buffer with one delivering goroutine.
+// queued is a message in a queue, with the budget of the message that
+// caused it.
+type queued struct {
+	m    Message
+	c    *cause
+	size int
+}
+
+// queueLink is a ring buffer with one delivering goroutine.
 //
-// Send blocks while the queue is full and started; once stopped it never
-// blocks (the queue may then exceed its capacity by the messages of the
-// processing calls that were in flight when the chain stopped, a bounded
-// number). The head stays in the queue until Receive accepted it, so a stop
-// or a failed delivery loses nothing.
+// Send never blocks. The queue is full at capacity messages (or maxBytes
+// bytes): Room then tells Chain.Send to wait, but messages emitted by
+// components (which run under their locks) are still taken, up to maxBytes,
+// past which Send fails and the message is dropped. The head stays in the
+// queue until Receive accepted it, so a stop or a failed delivery loses
+// nothing.
 type queueLink struct {
 	to       Receiver
 	capacity int
+	maxBytes int
 
 	mu       sync.Mutex
 	notEmpty sync.Cond // signalled on push, and on stop
-	notFull  sync.Cond // signalled on pop, and on stop/close
-	buf      []Message // ring
+	buf      []queued  // ring
 	head, n  int
+	bytes    int
 	running  bool
 	closed   bool
 	done     chan struct{} // closed when the goroutine of the current run exits
+	room     chan struct{} // closed when the queue has room again; nil when not waited for
 }
 
-func (q *queueLink) Send(m Message) error {
+func (q *queueLink) Send(m Message) error { return q.push(m, nil) }
+
+// push appends m, caused by c (nil: unknown).
+func (q *queueLink) push(m Message, c *cause) error {
+	size := messageSize(m)
 	q.mu.Lock()
-	for q.n >= q.capacity && q.running && !q.closed {
-		q.notFull.Wait()
-	}
 	if q.closed {
 		q.mu.Unlock()
 		return fmt.Errorf("%w: queue closed", ErrConflict)
 	}
+	if q.n > 0 && q.bytes+size > q.maxBytes {
+		q.mu.Unlock()
+		return fmt.Errorf("%w: the queue holds %d bytes of messages, and may hold %d (its max-bytes)", ErrBusy, q.bytes, q.maxBytes)
+	}
 	if q.n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = m
+	q.buf[(q.head+q.n)%len(q.buf)] = queued{m: m, c: c, size: size}
 	q.n++
+	q.bytes += size
+	if c != nil {
+		c.retained.Store(true)
+	}
 	q.mu.Unlock()
 	q.notEmpty.Signal()
 	return nil
 }
 
+// full reports whether senders should wait; q.mu is held.
+func (q *queueLink) full() bool { return q.n >= q.capacity || q.bytes >= q.maxBytes }
+
+// Room implements Backpressure.
+func (q *queueLink) Room() <-chan struct{} {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if !q.full() || q.closed || !q.running {
+		return nil // a stopped queue fills no further: Send fails on the stopped chain
+	}
+	if q.room == nil {
+		q.room = make(chan struct{})
+	}
+	return q.room
+}
+
+// wake releases the senders waiting for room; q.mu is held.
+func (q *queueLink) wake() {
+	if q.room != nil {
+		close(q.room)
+		q.room = nil
+	}
+}
+
 // grow doubles the ring; q.mu is held.
 func (q *queueLink) grow() {
-	nb := make([]Message, max(2*len(q.buf), 1))
+	nb := make([]queued, max(2*len(q.buf), 1))
 	for i := 0; i < q.n; i++ {
 		nb[i] = q.buf[(q.head+i)%len(q.buf)]
 	}
@@ -177,8 +245,15 @@ func (q *queueLink) Start() {
 	go q.loop(q.done)
 }
 
+// causeReceiver is implemented by the engine's bindings: Receive with the
+// budget of the message that caused m.
+type causeReceiver interface {
+	receive(m Message, c *cause) error
+}
+
 func (q *queueLink) loop(done chan struct{}) {
 	defer close(done)
+	cr, _ := q.to.(causeReceiver)
 	q.mu.Lock()
 	for {
 		for q.n == 0 && q.running {
@@ -188,10 +263,16 @@ func (q *queueLink) loop(done chan struct{}) {
 			q.mu.Unlock()
 			return
 		}
-		m := q.buf[q.head]
+		e := q.buf[q.head]
 		q.mu.Unlock()
-		if err := q.to.Receive(m); err != nil {
-			// The chain is stopping: keep m at the head and wait for Stop.
+		var err error
+		if cr != nil {
+			err = cr.receive(e.m, e.c)
+		} else {
+			err = q.to.Receive(e.m)
+		}
+		if err != nil {
+			// The chain is stopping: keep the head and wait for Stop.
 			q.mu.Lock()
 			for q.running {
 				q.notEmpty.Wait()
@@ -200,13 +281,16 @@ func (q *queueLink) loop(done chan struct{}) {
 			return
 		}
 		q.mu.Lock()
-		q.buf[q.head] = Message{}
+		q.buf[q.head] = queued{}
 		q.head = (q.head + 1) % len(q.buf)
 		q.n--
-		if q.n == 0 && len(q.buf) > 2*q.capacity {
-			q.buf, q.head = make([]Message, min(q.capacity, 64)), 0 // shrink after an overflow
+		q.bytes -= e.size
+		if q.n == 0 && len(q.buf) > 2*max(q.capacity, 64) {
+			q.buf, q.head = make([]queued, min(q.capacity, 64)), 0 // shrink after an overflow
 		}
-		q.notFull.Signal()
+		if !q.full() {
+			q.wake()
+		}
 	}
 }
 
@@ -217,9 +301,9 @@ func (q *queueLink) Stop() {
 		return
 	}
 	q.running = false
+	q.wake()
 	done := q.done
 	q.mu.Unlock()
-	q.notFull.Broadcast()
 	q.notEmpty.Broadcast()
 	<-done
 }
@@ -235,8 +319,8 @@ func (q *queueLink) Close() int {
 	q.mu.Lock()
 	n := q.n
 	q.closed = true
-	q.buf, q.head, q.n = nil, 0, 0
+	q.buf, q.head, q.n, q.bytes = nil, 0, 0, 0
+	q.wake()
 	q.mu.Unlock()
-	q.notFull.Broadcast()
 	return n
 }

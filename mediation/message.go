@@ -61,3 +61,49 @@ func cloneValue(v any) any {
 	}
 	return v
 }
+
+// messageSize estimates the bytes m holds, for the bounds on what links and
+// components may hold: strings and byte slices by their length, maps and
+// slices by their entries, plus a fixed overhead per value.
+func messageSize(m Message) int {
+	return 64 + valueSize(m.Content, 0) + mapSize(m.Properties, 0)
+}
+
+func valueSize(v any, depth int) int {
+	if depth > 100 {
+		return 16
+	}
+	switch x := v.(type) {
+	case string:
+		return 16 + len(x)
+	case []byte:
+		return 24 + len(x)
+	case map[string]any:
+		return mapSize(x, depth+1)
+	case []any:
+		n := 24
+		for _, e := range x {
+			n += valueSize(e, depth+1)
+		}
+		return n
+	case []string:
+		n := 24
+		for _, e := range x {
+			n += 16 + len(e)
+		}
+		return n
+	default:
+		return 16
+	}
+}
+
+func mapSize(m map[string]any, depth int) int {
+	if m == nil {
+		return 0
+	}
+	n := 48
+	for k, v := range m {
+		n += 16 + len(k) + valueSize(v, depth+1)
+	}
+	return n
+}

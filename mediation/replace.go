@@ -54,8 +54,8 @@ func (ch *Chain) Replace(from, to string) error {
 		seen[k] = true
 		edges = append(edges, e)
 	}
-	if hasDirectCycle(edges) {
-		return fmt.Errorf("%w: replacing %s by %s would make a cycle of direct bindings", ErrInvalid, from, to)
+	if cyc := findCycle(edges); cyc != nil {
+		return fmt.Errorf("%w: replacing %s by %s would close the cycle %s", ErrInvalid, from, to, cycleString(cyc))
 	}
 
 	// Apply. Holding f.mu, no message is being processed by f; deliveries
@@ -76,6 +76,7 @@ func (ch *Chain) Replace(from, to string) error {
 		}
 	}
 	ch.rebuildRoutes(f)
+	ch.topo.Add(1)
 	f.mu.Unlock()
 	if ch.state.Load() == stStarted {
 		t.flushNow()

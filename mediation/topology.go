@@ -54,6 +54,9 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 	if _, err := ch.find(id); err == nil {
 		return nil, fmt.Errorf("%w: component %s already exists in chain %s", ErrConflict, id, ch.id)
 	}
+	if len(ch.order) >= ch.eng.maxComponents {
+		return nil, fmt.Errorf("%w: chain %s has %d components, the most it may have (MaxComponents)", ErrBusy, ch.id, len(ch.order))
+	}
 	impl, in, out, err := ch.build(t, id, props)
 	if err != nil {
 		return nil, err
@@ -142,12 +145,20 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 	if ch.state.Load() == stStarted {
 		state = ComponentValid
 	}
-	c.mu.Lock()
-	if k, ok := c.impl.(Checker); ok && k.Check() != nil {
+	// A component busy processing is not waited for: its counters and
+	// check are then those of the last snapshot.
+	if c.mu.TryLock() {
+		c.seenInvalid = false
+		if k, ok := c.impl.(Checker); ok && k.Check() != nil {
+			c.seenInvalid = true
+		}
+		c.seenIn, c.seenOut = c.nIn, c.nOut
+		c.mu.Unlock()
+	}
+	if c.seenInvalid {
 		state = ComponentInvalid
 	}
-	nIn, nOut := c.nIn, c.nOut
-	c.mu.Unlock()
+	nIn, nOut := c.seenIn, c.seenOut
 	q := int(c.npend.Load())
 	for _, b := range ch.bindings {
 		if b.target.Load() == c {
@@ -192,6 +203,7 @@ func (ch *Chain) RemoveComponent(kind Kind, id string) error {
 		}
 		return true
 	})
+	ch.topo.Add(1)
 	for _, s := range sources {
 		ch.rebuildRoutes(s)
 	}
@@ -333,14 +345,18 @@ type edge struct {
 
 func (e edge) key() string { return e.from.id + ":" + e.fromPort + "\x00" + e.to.id + ":" + e.toPort }
 
-// hasDirectCycle reports whether the direct edges contain a cycle (a direct
-// cycle would recurse forever or self-deadlock).
-func hasDirectCycle(edges []edge) bool {
+// findCycle returns a cycle of the edges, as the components along it (the
+// first repeated at the end), or nil when there is none. Chains must not
+// loop: a message going round would cause work without end (direct
+// bindings would also deadlock on the components' locks).
+func findCycle(edges []edge) []*comp {
 	next := map[*comp][]*comp{}
+	var nodes []*comp
 	for _, e := range edges {
-		if e.direct {
-			next[e.from] = append(next[e.from], e.to)
+		if _, ok := next[e.from]; !ok {
+			nodes = append(nodes, e.from)
 		}
+		next[e.from] = append(next[e.from], e.to)
 	}
 	const (
 		white = iota
@@ -348,28 +364,43 @@ func hasDirectCycle(edges []edge) bool {
 		black
 	)
 	color := map[*comp]int{}
-	var visit func(c *comp) bool
-	visit = func(c *comp) bool {
+	var path []*comp
+	var visit func(c *comp) []*comp
+	visit = func(c *comp) []*comp {
 		color[c] = grey
+		path = append(path, c)
 		for _, n := range next[c] {
 			switch color[n] {
 			case grey:
-				return true
+				i := slices.Index(path, n)
+				return append(slices.Clone(path[i:]), n)
 			case white:
-				if visit(n) {
-					return true
+				if cyc := visit(n); cyc != nil {
+					return cyc
 				}
 			}
 		}
+		path = path[:len(path)-1]
 		color[c] = black
-		return false
+		return nil
 	}
-	for c := range next {
-		if color[c] == white && visit(c) {
-			return true
+	for _, c := range nodes { // in binding order, so that the message is stable
+		if color[c] == white {
+			if cyc := visit(c); cyc != nil {
+				return cyc
+			}
 		}
 	}
-	return false
+	return nil
+}
+
+// cycleString writes a cycle as "a -> b -> a".
+func cycleString(cyc []*comp) string {
+	ids := make([]string, len(cyc))
+	for i, c := range cyc {
+		ids[i] = c.id
+	}
+	return strings.Join(ids, " -> ")
 }
 
 // Endpoint is one end of a binding: a component id and one of its ports.
@@ -436,6 +467,9 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	if ch.findBinding(fe, te) != nil {
 		return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s already exists", ErrConflict, from, to)
 	}
+	if len(ch.bindings) >= ch.eng.maxBindings {
+		return BindingInfo{}, fmt.Errorf("%w: chain %s has %d bindings, the most it may have (MaxBindings)", ErrBusy, ch.id, len(ch.bindings))
+	}
 	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
 	b.target.Store(tc)
 	link, err := le.linker.NewLink(cloneMap(props), b)
@@ -450,17 +484,19 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	}
 	b.link = link
 	_, b.direct = link.(*directLink)
-	if b.direct {
-		edges := []edge{{from: fc, to: tc, direct: true}}
-		for _, x := range ch.bindings {
-			edges = append(edges, edge{from: x.from, to: x.target.Load(), direct: x.direct})
-		}
-		if hasDirectCycle(edges) {
-			link.Close()
-			return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s would make a cycle of direct bindings (use a queue linker)", ErrInvalid, from, to)
-		}
+	b.queue, _ = link.(*queueLink)
+	b.bp, _ = link.(Backpressure)
+	edges := make([]edge, 0, len(ch.bindings)+1)
+	for _, x := range ch.bindings {
+		edges = append(edges, edge{from: x.from, to: x.target.Load(), direct: x.direct})
+	}
+	edges = append(edges, edge{from: fc, to: tc, direct: b.direct})
+	if cyc := findCycle(edges); cyc != nil {
+		link.Close()
+		return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s would close the cycle %s: a chain must not loop, whatever its linkers", ErrInvalid, from, to, cycleString(cyc))
 	}
 	ch.bindings = append(ch.bindings, b)
+	ch.topo.Add(1)
 	ch.rebuildRoutes(fc)
 	if ch.state.Load() == stStarted {
 		link.Start()
@@ -500,6 +536,7 @@ func (ch *Chain) Unbind(from, to string) error {
 		return fmt.Errorf("%w: no binding %s -> %s in chain %s", ErrNotFound, from, to, ch.id)
 	}
 	ch.bindings = slices.DeleteFunc(ch.bindings, func(x *binding) bool { return x == b })
+	ch.topo.Add(1)
 	ch.rebuildRoutes(b.from)
 	ch.dropBinding(b)
 	return nil

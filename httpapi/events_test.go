@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -273,6 +274,103 @@ func TestEventStreamKeepAliveAndClose(t *testing.T) {
 		h.ServeHTTP(rec, newRequest("GET", "/platform/events", nil))
 		if rec.Code != http.StatusNotFound {
 			t.Errorf("GET /events after Close = %d, want 404", rec.Code)
+		}
+	})
+}
+
+// stuckWriter is a client that never reads: a write waits until the write
+// deadline the handler set, then fails, as a connection's would.
+type stuckWriter struct {
+	header   http.Header
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func (w *stuckWriter) Header() http.Header { return w.header }
+func (w *stuckWriter) WriteHeader(int)     {}
+func (w *stuckWriter) Flush()              {}
+func (w *stuckWriter) SetWriteDeadline(t time.Time) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.deadline = t
+	return nil
+}
+
+func (w *stuckWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	d := w.deadline
+	w.mu.Unlock()
+	if d.IsZero() {
+		select {} // no deadline: stuck for good (the bug this guards against)
+	}
+	time.Sleep(time.Until(d))
+	return 0, os.ErrDeadlineExceeded
+}
+
+// TestStuckReaderIsDropped: a client that stops reading is dropped once a
+// write has waited the EventWriteTimeout; its stream ends and no longer
+// counts.
+func TestStuckReaderIsDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home, EventWriteTimeout: 5 * time.Second})
+		defer h.Close()
+		done := make(chan struct{})
+		start := time.Now()
+		go func() {
+			h.ServeHTTP(&stuckWriter{header: http.Header{}}, newRequest("GET", "/platform/events", nil))
+			close(done)
+		}()
+		synctest.Wait()
+		if n := h.EventStreams(); n != 1 {
+			t.Fatalf("EventStreams = %d, want 1", n)
+		}
+		<-done
+		if took := time.Since(start); took != 5*time.Second {
+			t.Errorf("the stuck client was dropped after %v, want the write timeout, 5s", took)
+		}
+		if n := h.EventStreams(); n != 0 {
+			t.Errorf("EventStreams after the drop = %d, want 0", n)
+		}
+	})
+}
+
+// TestEventStreamCap opens 10,000 event streams against a cap of 5: the
+// first five stream, every other one is 503 busy at once, and a place
+// freed is taken again.
+func TestEventStreamCap(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home, MaxEventClients: 5})
+		defer h.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		var open sync.WaitGroup
+		for range 5 {
+			w := newBlockingWriter()
+			close(w.release)
+			open.Go(func() { h.ServeHTTP(w, newRequest("GET", "/platform/events", nil).WithContext(ctx)) })
+		}
+		synctest.Wait()
+		busy := 0
+		for range 10_000 {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, newRequest("GET", "/platform/events", nil))
+			if rec.Code == http.StatusServiceUnavailable && rec.Header().Get("Retry-After") != "" && strings.Contains(rec.Body.String(), `"busy"`) {
+				busy++
+			}
+		}
+		if busy != 10_000 || h.EventStreams() != 5 {
+			t.Errorf("%d of 10000 refused with 503 busy, %d streams open; want all refused and 5 open", busy, h.EventStreams())
+		}
+		cancel()
+		open.Wait()
+		w := newBlockingWriter()
+		close(w.release)
+		ctx2, cancel2 := context.WithCancel(context.Background())
+		go func() { synctest.Wait(); cancel2() }()
+		h.ServeHTTP(w, newRequest("GET", "/platform/events", nil).WithContext(ctx2))
+		if !strings.Contains(w.body.String(), "retry:") {
+			t.Errorf("a stream after the others closed got %q", w.body.String())
 		}
 	})
 }

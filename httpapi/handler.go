@@ -1,9 +1,12 @@
 package httpapi
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/mux"
@@ -49,10 +52,22 @@ type Config struct {
 	// KeepAlive is how often an idle event stream gets a comment line.
 	// Zero means [DefaultKeepAlive].
 	KeepAlive time.Duration
+	// MaxEventClients bounds the event streams open at once; one more is
+	// 503 busy. Zero means [DefaultMaxEventClients].
+	MaxEventClients int
+	// EventWriteTimeout is how long a write to an event stream may wait
+	// for a client that does not read before the client is dropped. Zero
+	// means [DefaultEventWriteTimeout].
+	EventWriteTimeout time.Duration
 	// ScriptsDir is the directory of the script player's .bhv scripts:
-	// read when the scripts are listed, written when one is uploaded or
-	// saved. Empty means scripts live in memory only.
+	// files new or changed since the last listing are read when the
+	// scripts are listed (unchanged ones are not read again), scripts whose
+	// file is gone are removed, and uploads and saves are written there.
+	// Empty means scripts live in memory only.
 	ScriptsDir string
+	// ScriptsQuota bounds the bytes of script text the player holds; an
+	// upload past it is 503 busy. Zero means [DefaultScriptsQuota].
+	ScriptsQuota int
 }
 
 // server holds the dependencies of the handlers.
@@ -63,6 +78,14 @@ type server struct {
 	keepAlive  time.Duration
 	events     *eventHub
 	scriptsDir string
+
+	scriptsMu    sync.Mutex       // serialises syncScripts and uploads to the directory
+	stamps       map[string]stamp // the script files last read; guarded by scriptsMu
+	scriptsQuota int
+
+	streams      atomic.Int64 // event streams open
+	maxStreams   int
+	writeTimeout time.Duration
 }
 
 // Handler serves both services. It is safe for concurrent use. Call Close
@@ -77,6 +100,9 @@ type Handler struct {
 // waits for it. Later event-stream requests get 404. Close is safe to call
 // more than once.
 func (h *Handler) Close() { h.srv.events.close() }
+
+// EventStreams returns the number of event streams open now.
+func (h *Handler) EventStreams() int { return int(h.srv.streams.Load()) }
 
 // NewHandler returns the HTTP handler of both services, as the REST contract
 // describes them.
@@ -94,7 +120,9 @@ func NewHandler(cfg Config) *Handler {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
 	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
-		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scriptsDir: cfg.ScriptsDir}
+		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scriptsDir: cfg.ScriptsDir,
+		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
+		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota)}
 	s.syncScripts()
 	// No path cleaning: mux would answer "//" or "/./" with a redirect,
 	// even to a POST; such paths get a JSON 404 instead.

@@ -134,3 +134,50 @@ func TestICasaScriptsOverREST(t *testing.T) {
 		}
 	}
 }
+
+// TestScriptsDirectoryNotReparsed: listing reads only the files that
+// changed since the last listing; a file removed leaves the list; an
+// upload past the quota is 503 busy.
+func TestScriptsDirectoryNotReparsed(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "morning.bhv")
+	if err := os.WriteFile(path, []byte(morning), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	h := httpapi.NewHandler(httpapi.Config{Home: home, ScriptsDir: dir, ScriptsQuota: 2048})
+	defer h.Close()
+	f := &fixture{home: home, handler: h}
+	list := func() string { return f.mustDo(t, "GET", "/platform/scriptPlayer/scripts", "").Body.String() }
+	if !strings.Contains(list(), `"actionNumber":4`) {
+		t.Fatalf("scripts = %s, want morning.bhv", list())
+	}
+	// The same size and time: not read again, even though the text changed.
+	info, _ := os.Stat(path)
+	same := strings.Replace(morning, `factor="30"`, `factor="31"`, 1)
+	os.WriteFile(path, []byte(same), 0o644)
+	os.Chtimes(path, info.ModTime(), info.ModTime())
+	if got := list(); !strings.Contains(got, `"factor":30`) {
+		t.Errorf("scripts = %s: the unchanged file was read again", got)
+	}
+	// A newer time: read again.
+	later := info.ModTime().Add(time.Minute)
+	os.Chtimes(path, later, later)
+	if got := list(); !strings.Contains(got, `"factor":31`) {
+		t.Errorf("scripts = %s, want the changed file read", got)
+	}
+	// Gone: removed from the player.
+	os.Remove(path)
+	if got := strings.TrimSpace(list()); got != "[]" {
+		t.Errorf("scripts after the file was removed = %s, want []", got)
+	}
+	// The quota.
+	rec := f.do(t, "POST", "/platform/scriptPlayer/script", upload("big.bhv", "<behavior>"+strings.Repeat(" ", 4096)+"</behavior>"))
+	if rec.Code != 503 || errorCode(t, rec.Body.String()) != "busy" {
+		t.Errorf("an upload past the quota = %d %s, want 503 busy", rec.Code, rec.Body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bhv")); err == nil {
+		t.Errorf("the refused upload was written")
+	}
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("small.bhv", "<behavior/>"))
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -13,11 +14,19 @@ import (
 // DefaultKeepAlive is how often an idle event stream gets a comment line.
 const DefaultKeepAlive = 15 * time.Second
 
+// DefaultMaxEventClients is how many event streams may be open at once by
+// default (Config.MaxEventClients); one more is 503 busy.
+const DefaultMaxEventClients = 1000
+
+// DefaultEventWriteTimeout is how long a write to an event stream may take
+// by default (Config.EventWriteTimeout) before the client is dropped.
+const DefaultEventWriteTimeout = 10 * time.Second
+
 // Buffers of the event stream, in events. A client further behind than
 // clientBuffer is disconnected; the hub itself reads the home through a
 // subscription of hubBuffer.
 const (
-	clientBuffer = 4096
+	clientBuffer = 1024
 	hubBuffer    = 16384
 )
 
@@ -176,13 +185,23 @@ func (s *server) handleEvents() http.Handler {
 			w.Header().Set("Content-Type", "text/event-stream")
 			return
 		}
+		if n := s.streams.Add(1); n > int64(s.maxStreams) {
+			s.streams.Add(-1)
+			writeError(w, r, fmt.Errorf("%d event streams are open, the most the server keeps (-max-event-clients); try again later: %w", n-1, errBusy))
+			return
+		}
+		defer s.streams.Add(-1)
 		rc := http.NewResponseController(w)
+		// A client that stops reading is dropped once a write has waited
+		// writeTimeout; the deadline is renewed before each write.
+		deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)) }
 		ch, ok := s.events.join()
 		if !ok {
 			writeError(w, r, &routeError{path: r.URL.Path})
 			return
 		}
 		defer s.events.leave(ch)
+		deadline()
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
 		h.Set("Cache-Control", "no-cache")
@@ -204,6 +223,7 @@ func (s *server) handleEvents() http.Handler {
 				if !ok {
 					return // dropped: too slow, or the server is closing
 				}
+				deadline()
 				if _, err := w.Write(b); err != nil {
 					return
 				}
@@ -227,6 +247,7 @@ func (s *server) handleEvents() http.Handler {
 				}
 				idle.Reset(s.keepAlive)
 			case <-idle.C:
+				deadline()
 				if _, err := w.Write([]byte(": keep-alive\n\n")); err != nil || rc.Flush() != nil {
 					return
 				}

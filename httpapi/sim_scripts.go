@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/pervasim/pervasim/sim"
 )
@@ -18,8 +21,21 @@ func scriptID(id string) string {
 	return id + ".bhv"
 }
 
-// syncScripts adds the scripts of the scripts directory that are new or
-// changed. A file that does not parse is logged and left out.
+// DefaultScriptsQuota is how many bytes of scripts the player may hold by
+// default (Config.ScriptsQuota): 256 MiB.
+const DefaultScriptsQuota = 256 << 20
+
+// stamp identifies a version of a script file without reading it.
+type stamp struct {
+	size int64
+	mod  time.Time
+}
+
+// syncScripts brings the player up to date with the scripts directory: a
+// file that is new or changed (by size or modification time) is read and
+// parsed, one that is gone is removed from the player (unless it plays).
+// Unchanged files cost a stat each, so listing the scripts stays cheap. A
+// file that does not parse is logged and left out.
 func (s *server) syncScripts() {
 	if s.scriptsDir == "" {
 		return
@@ -28,13 +44,26 @@ func (s *server) syncScripts() {
 	if err != nil {
 		return
 	}
+	s.scriptsMu.Lock()
+	defer s.scriptsMu.Unlock()
+	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		id := filepath.Base(f)
 		if !sim.ValidID(id) {
 			continue
 		}
 		info, err := os.Stat(f)
-		if err != nil || info.Size() > sim.MaxScriptSize {
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		seen[id] = true
+		st := stamp{size: info.Size(), mod: info.ModTime()}
+		if old, ok := s.stamps[id]; ok && old == st {
+			continue
+		}
+		s.stamps[id] = st
+		if info.Size() > sim.MaxScriptSize {
+			slog.Warn("script left out", "file", f, "err", "larger than 1 MiB")
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -45,6 +74,28 @@ func (s *server) syncScripts() {
 			slog.Warn("script left out", "file", f, "err", err)
 		}
 	}
+	for id := range s.stamps {
+		if !seen[id] {
+			delete(s.stamps, id)
+			if err := s.home.RemoveScript(id); err != nil && !errors.Is(err, sim.ErrNotFound) {
+				slog.Warn("script file gone, but the script stays", "id", id, "err", err)
+			}
+		}
+	}
+}
+
+// checkQuota refuses a script of n bytes for id when the player would hold
+// more than the quota.
+func (s *server) checkQuota(id string, n int) error {
+	total := s.home.ScriptBytes() + n
+	if src, err := s.home.ScriptSource(id); err == nil {
+		total -= len(src)
+	}
+	if total > s.scriptsQuota {
+		return fmt.Errorf("the scripts would take %d bytes, more than the %d the server keeps (-scripts-quota); remove some first: %w",
+			total, s.scriptsQuota, errBusy)
+	}
+	return nil
 }
 
 // saveScriptFile writes a script to the scripts directory, if there is one.
@@ -141,6 +192,10 @@ func (s *server) handleScriptCreate() http.Handler {
 		}
 		var info sim.ScriptInfo
 		if content != nil {
+			if err := s.checkQuota(id, len(*content)); err != nil {
+				writeError(w, r, err)
+				return
+			}
 			info, err = s.home.AddScript(id, []byte(*content))
 		} else {
 			info, err = s.home.SaveScript(id)
@@ -150,9 +205,15 @@ func (s *server) handleScriptCreate() http.Handler {
 			return
 		}
 		if src, err := s.home.ScriptSource(id); err == nil {
+			s.scriptsMu.Lock()
 			if err := s.saveScriptFile(id, src); err != nil {
 				slog.Warn("script not written to the scripts directory", "id", id, "err", err)
+			} else if s.scriptsDir != "" {
+				if info, err := os.Stat(filepath.Join(s.scriptsDir, id)); err == nil {
+					s.stamps[id] = stamp{size: info.Size(), mod: info.ModTime()}
+				}
 			}
+			s.scriptsMu.Unlock()
 		}
 		encode(w, http.StatusOK, info)
 	})

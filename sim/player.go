@@ -73,6 +73,7 @@ func (p *playerScript) info(loc *time.Location) ScriptInfo {
 const (
 	EventScriptAdded   EventType = "script-added"
 	EventScriptUpdated EventType = "script-updated"
+	EventScriptRemoved EventType = "script-removed"
 	EventScriptStarted EventType = "script-started"
 	EventScriptPaused  EventType = "script-paused"
 	EventScriptResumed EventType = "script-resumed"
@@ -97,6 +98,13 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	if err := checkID("script", id); err != nil {
 		return ScriptInfo{}, err
 	}
+	h.mu.Lock()
+	if old, exists := h.scripts.get(id); exists && bytes.Equal(old.source, source) {
+		info := old.info(h.loc) // the same text: nothing to parse again
+		h.mu.Unlock()
+		return info, nil
+	}
+	h.mu.Unlock()
 	s, err := h.ParseScript(bytes.NewReader(source))
 	if err != nil {
 		return ScriptInfo{}, err
@@ -120,6 +128,35 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	h.scripts.add(id, p)
 	h.publishScriptLocked(EventScriptAdded, p)
 	return p.info(h.loc), nil
+}
+
+// RemoveScript removes a script from the player. Removing a running or
+// paused script is [ErrConflict]; an unknown one [ErrNotFound].
+func (h *Home) RemoveScript(id string) error {
+	defer h.deliver()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	p, ok := h.scripts.get(id)
+	if !ok {
+		return notFoundf("script %q", id)
+	}
+	if p.state != ScriptStopped {
+		return conflictf("script %q is %s: stop it before removing it", id, p.state)
+	}
+	h.scripts.remove(id)
+	h.publishScriptLocked(EventScriptRemoved, p)
+	return nil
+}
+
+// ScriptBytes returns the size of the player's scripts, in bytes of text.
+func (h *Home) ScriptBytes() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, p := range h.scripts.list {
+		n += len(p.source)
+	}
+	return n
 }
 
 // Scripts returns the player's scripts, in the order they were added.

@@ -15,8 +15,9 @@ import (
 	"time"
 )
 
-// MaxScriptSize is the largest script, in bytes, that [ParseScript] reads.
-const MaxScriptSize = 4 << 20
+// MaxScriptSize is the largest script, in bytes, that [ParseScript] reads:
+// 1 MiB.
+const MaxScriptSize = 1 << 20
 
 // MaxScriptDuration bounds the sum of a script's delays.
 const MaxScriptDuration = 100 * 366 * 24 * time.Hour

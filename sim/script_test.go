@@ -331,7 +331,7 @@ func TestParseScriptTooLarge(t *testing.T) {
 			switch {
 			case tt.wantErr && !errors.Is(err, sim.ErrInvalid):
 				t.Fatalf("ParseScript(%d bytes) = %v, want an error wrapping ErrInvalid", tt.size, err)
-			case tt.wantErr && !strings.HasPrefix(err.Error(), "line 3: script is larger than 4194304 bytes"):
+			case tt.wantErr && !strings.HasPrefix(err.Error(), fmt.Sprintf("line 3: script is larger than %d bytes", sim.MaxScriptSize)):
 				t.Errorf("ParseScript error %q does not say at line 3 that the script is too large", err)
 			case !tt.wantErr && err != nil:
 				t.Fatalf("ParseScript(%d bytes) = %v, want nil error", tt.size, err)

@@ -52,6 +52,7 @@ type Home struct {
 	subs    []*Subscription
 	seq     uint64 // number of the last event
 
+	span     int64 // simulated ms covered by the periodic timer running (see runDueLocked)
 	timers   timerHeap
 	timerSeq uint64
 	pinned   bool                // while a timer runs, the time reads as pin

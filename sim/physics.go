@@ -133,7 +133,7 @@ func (h *Home) tickThermalLocked(d *device) {
 	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return
 	}
-	dt := float64(d.timer.period) / 1000
+	dt := float64(h.span) / 1000 // one period, or more when the live driver coalesces
 	t := h.ensureTemperatureLocked(z) + p*dt/(HeatCapacityPerM3*v)
 	t = min(max(t, MinTemperature), MaxTemperature)
 	h.setVariableLocked(z, VarTemperature, &t)

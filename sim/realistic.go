@@ -261,7 +261,7 @@ func (h *Home) stepLocked(at int64) {
 		g[c.b] += k
 		gt[c.b] += k * temps[c.a]
 	}
-	dt := float64(RealisticStep) / 1000
+	dt := float64(h.span) / 1000 // one step, or more when the live driver coalesces
 	for i, z := range zs {
 		if g[i] <= 0 || shapes[i].capacity <= 0 {
 			continue

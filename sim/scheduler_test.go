@@ -84,3 +84,70 @@ func TestRunAndAdvanceShareTheSchedule(t *testing.T) {
 		}
 	})
 }
+
+// TestRunKeepsUpAtAnyFactor: at a factor of a billion, a heater updating
+// every simulated millisecond does not pin the driver: it passes over the
+// timers at most once per MinLiveStep of real time, each heater update
+// covering the span since the last; once the factor drops the work is that
+// of the new factor, and paused there is none.
+func TestRunKeepsUpAtAnyFactor(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := sim.MustNew(sim.Config{Location: time.UTC})
+		mustZone(t, h, sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": 100}})
+		mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0, "heater.updaterThread.period": 1.0}))
+		sub := h.Subscribe(1 << 20)
+		defer sub.Close()
+		updates := func() int {
+			n := 0
+			for {
+				select {
+				case e := <-sub.C:
+					if e.Type == sim.EventZoneVariableUpdated {
+						n++
+					}
+				default:
+					return n
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go h.Run(ctx)
+
+		if _, err := h.UpdateClock(sim.ClockUpdate{Factor: ptr(sim.MaxFactor)}); err != nil {
+			t.Fatal(err)
+		}
+		start := h.Now()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		passes := int(time.Second / sim.MinLiveStep)
+		if n := updates(); n > passes+1 {
+			t.Errorf("%d temperature updates in a real second at factor %d, want at most one per pass (%d)", n, sim.MaxFactor, passes)
+		}
+		if got := h.Now().Sub(start); got < time.Duration(sim.MaxFactor)*time.Second*9/10 {
+			t.Errorf("simulated time moved %v in a real second, want it to keep up with the factor", got)
+		}
+		if got := temperature(t, h, "room"); got != sim.MaxTemperature {
+			t.Errorf("Temperature after days of heating = %v, want the clamp %v", got, sim.MaxTemperature)
+		}
+
+		if _, err := h.UpdateClock(sim.ClockUpdate{Factor: ptr(1)}); err != nil {
+			t.Fatal(err)
+		}
+		updates()
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if n := updates(); n > passes+1 {
+			t.Errorf("%d updates in a real second back at factor 1, want at most %d", n, passes)
+		}
+		if _, err := h.UpdateClock(sim.ClockUpdate{Pause: ptr(true)}); err != nil {
+			t.Fatal(err)
+		}
+		updates()
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if n := updates(); n != 0 {
+			t.Errorf("%d updates in an hour paused, want none", n)
+		}
+	})
+}

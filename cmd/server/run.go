@@ -32,6 +32,14 @@ type options struct {
 	scriptsDir    string
 	physics       string
 	demo          bool
+
+	maxEventClients int
+	scriptsQuota    int
+	sendTimeout     time.Duration
+	maxDeliveries   int
+	maxChains       int
+	maxComponents   int
+	maxBindings     int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -47,6 +55,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.token, "token", "", "require Authorization: Bearer <token> on every request but /healthz and the house plan's files")
 	fs.StringVar(&o.scriptsDir, "scripts", "", "directory of the script player's .bhv scripts (default: none, scripts live in memory)")
 	fs.StringVar(&o.physics, "physics", "contract", "physics model: contract (the REST contract's, the default) or realistic (heat loss, daylight, …; -demo's)")
+	fs.IntVar(&o.maxEventClients, "max-event-clients", httpapi.DefaultMaxEventClients, "most event streams open at once")
+	fs.IntVar(&o.scriptsQuota, "scripts-quota", httpapi.DefaultScriptsQuota, "most bytes of scripts the player holds")
+	fs.DurationVar(&o.sendTimeout, "send-timeout", mediation.DefaultSendTimeout, "longest a message sent into a chain waits for room in a full queue")
+	fs.IntVar(&o.maxDeliveries, "max-deliveries", mediation.DefaultMaxDeliveries, "most deliveries one message sent into a chain may cause")
+	fs.IntVar(&o.maxChains, "max-chains", mediation.DefaultMaxChains, "most mediation chains")
+	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
+	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
 	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -56,6 +71,15 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.platformRoot == o.mediationRoot {
 		return o, fmt.Errorf("-platform-root and -mediation-root must differ")
+	}
+	for name, v := range map[string]int{"-max-event-clients": o.maxEventClients, "-scripts-quota": o.scriptsQuota,
+		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings} {
+		if v < 1 {
+			return o, fmt.Errorf("%s must be at least 1", name)
+		}
+	}
+	if o.sendTimeout <= 0 {
+		return o, fmt.Errorf("-send-timeout must be positive")
 	}
 	return o, nil
 }
@@ -107,7 +131,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-scripts: %w", err)
 		}
 	}
-	engine := mediation.NewEngine(mediation.Config{Output: stdout})
+	engine := mediation.NewEngine(mediation.Config{Output: stdout, SendTimeout: o.sendTimeout, MaxDeliveries: o.maxDeliveries,
+		MaxChains: o.maxChains, MaxComponents: o.maxComponents, MaxBindings: o.maxBindings})
 	defer engine.Close()
 	devices, err := bridge.New(home, engine) // the device-in and device-out adapters
 	if err != nil {
@@ -120,14 +145,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	handler := httpapi.NewHandler(httpapi.Config{
-		Home:          home,
-		Engine:        engine,
-		PlatformRoot:  o.platformRoot,
-		MediationRoot: o.mediationRoot,
-		AllowOrigins:  splitList(o.allowOrigins),
-		AllowHosts:    splitList(o.allowHosts),
-		Token:         o.token,
-		ScriptsDir:    o.scriptsDir,
+		Home:            home,
+		Engine:          engine,
+		PlatformRoot:    o.platformRoot,
+		MediationRoot:   o.mediationRoot,
+		AllowOrigins:    splitList(o.allowOrigins),
+		AllowHosts:      splitList(o.allowHosts),
+		Token:           o.token,
+		MaxEventClients: o.maxEventClients,
+		ScriptsQuota:    o.scriptsQuota,
+		ScriptsDir:      o.scriptsDir,
 	})
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -172,6 +199,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close() // the deadline passed: cut the connections still open
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {

@@ -47,6 +47,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
@@ -117,13 +118,13 @@ func stringList(props map[string]any, name string) ([]string, error) {
 		for _, e := range v {
 			s, ok := e.(string)
 			if !ok {
-				return nil, fmt.Errorf("property %q must list strings, not %v", name, e)
+				return nil, invalidf("property %q must list strings, not %v", name, e)
 			}
 			out = append(out, s)
 		}
 		return out, nil
 	}
-	return nil, fmt.Errorf("property %q must be a list of strings or a comma-separated string", name)
+	return nil, invalidf("property %q must be a list of strings or a comma-separated string", name)
 }
 
 func stringProp(props map[string]any, name string) (string, error) {
@@ -133,7 +134,7 @@ func stringProp(props map[string]any, name string) (string, error) {
 	case string:
 		return strings.TrimSpace(v), nil
 	}
-	return "", fmt.Errorf("property %q must be a string", name)
+	return "", invalidf("property %q must be a string", name)
 }
 
 // selection is what a device-in adapter listens to; empty parts match all.
@@ -193,7 +194,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	for _, n := range names {
 		k, err := b.home.Kinds().Lookup(n)
 		if err != nil {
-			return nil, fmt.Errorf("property \"kinds\": %w", err)
+			return nil, invalidf("property \"kinds\": %w", err)
 		}
 		kinds = append(kinds, k)
 		sel.kinds = append(sel.kinds, k.Type())
@@ -202,7 +203,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	for _, id := range sel.devices {
 		d, err := b.home.Device(id)
 		if err != nil {
-			return nil, fmt.Errorf("property \"devices\": %w", err)
+			return nil, invalidf("property \"devices\": %w", err)
 		}
 		devices = append(devices, d)
 	}
@@ -211,7 +212,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	}
 	if sel.zone != "" {
 		if _, err := b.home.Zone(sel.zone); err != nil {
-			return nil, fmt.Errorf("property \"zone\": %w", err)
+			return nil, invalidf("property \"zone\": %w", err)
 		}
 	}
 	if sel.property, err = stringProp(props, "property"); err != nil {
@@ -225,7 +226,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	case bool:
 		sel.current = v
 	default:
-		return nil, fmt.Errorf("property \"current\" must be a boolean")
+		return nil, invalidf("property \"current\" must be a boolean")
 	}
 	in := &deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}
 	b.mu.Lock()
@@ -253,7 +254,7 @@ func checkSelectedProperty(p string, kinds []sim.Kind, devices []sim.Device) err
 			return nil
 		}
 	}
-	return fmt.Errorf("property %q: none of the selected kinds or devices has it", p)
+	return invalidf("property %q: none of the selected kinds or devices has it", p)
 }
 
 // Inject passes on the messages the bridge sends in.
@@ -349,7 +350,7 @@ func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, err
 	o.value, o.hasValue = props["value"], props["value"] != nil
 	if o.device != "" {
 		if _, err := b.home.Device(o.device); err != nil {
-			return nil, fmt.Errorf("property \"device\": %w", err)
+			return nil, invalidf("property \"device\": %w", err)
 		}
 		if o.property != "" {
 			if err := b.settable(o.device, o.property); err != nil {
@@ -396,11 +397,11 @@ func (b *Bridge) settable(id, prop string) error {
 		return err
 	}
 	if prop == sim.PropLocation {
-		return fmt.Errorf("property %q is derived from the position and cannot be set", prop)
+		return invalidf("property %q is derived from the position and cannot be set", prop)
 	}
 	k, _ := b.home.Kinds().Lookup(d.Type)
 	if spec, ok := k.Property(prop); ok && spec.Derived {
-		return fmt.Errorf("property %q of %s devices is derived by the simulation and cannot be set", prop, k.Name)
+		return invalidf("property %q of %s devices is derived by the simulation and cannot be set", prop, k.Name)
 	}
 	return nil
 }
@@ -433,11 +434,18 @@ func (o *deviceOut) target(m mediation.Message) (id, prop string, value any, err
 	}
 	switch {
 	case id == "":
-		return "", "", nil, fmt.Errorf("message names no device: send {\"device\", \"property\", \"value\"}")
+		return "", "", nil, invalidf("message names no device: send {\"device\", \"property\", \"value\"}")
 	case prop == "":
-		return "", "", nil, fmt.Errorf("message names no property of device %s", id)
+		return "", "", nil, invalidf("message names no property of device %s", id)
 	case value == nil:
-		return "", "", nil, fmt.Errorf("message gives no value for %s.%s", id, prop)
+		return "", "", nil, invalidf("message gives no value for %s.%s", id, prop)
 	}
 	return id, prop, value, nil
+}
+
+// invalidf returns an error of kind mediation.ErrInvalid (sim.ErrInvalid is
+// the same) with a formatted message: every error of the bridge is about a
+// property or a message it was given.
+func invalidf(format string, args ...any) error {
+	return errkind.Errorf(mediation.ErrInvalid, format, args...)
 }

@@ -2,34 +2,25 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
-	"strings"
 
-	"github.com/pervasim/pervasim/mediation"
-	"github.com/pervasim/pervasim/sim"
+	"github.com/pervasim/pervasim/internal/errkind"
 )
 
 // Error kinds of this package, for failures found before a domain method is
 // called (a malformed body, an unknown route, …).
 var (
-	errInvalid   = errors.New("invalid")
-	errNotFound  = errors.New("not found")
+	errInvalid   = errkind.Invalid
+	errNotFound  = errkind.NotFound
 	errTooLarge  = errors.New("too large")
 	errMethod    = errors.New("method not allowed")
-	errBusy      = errors.New("busy")
+	errBusy      = errkind.Busy
 	errorClasses = []errorClass{
-		{sim.ErrInvalid, http.StatusBadRequest, "invalid"},
-		{errInvalid, http.StatusBadRequest, "invalid"},
-		{sim.ErrNotFound, http.StatusNotFound, "not_found"},
-		{errNotFound, http.StatusNotFound, "not_found"},
-		{sim.ErrConflict, http.StatusConflict, "conflict"},
-		{mediation.ErrInvalid, http.StatusBadRequest, "invalid"},
-		{mediation.ErrNotFound, http.StatusNotFound, "not_found"},
-		{mediation.ErrConflict, http.StatusConflict, "conflict"},
-		{mediation.ErrBusy, http.StatusServiceUnavailable, "busy"},
-		{errBusy, http.StatusServiceUnavailable, "busy"},
+		{errkind.Invalid, http.StatusBadRequest, "invalid"},
+		{errkind.NotFound, http.StatusNotFound, "not_found"},
+		{errkind.Conflict, http.StatusConflict, "conflict"},
+		{errkind.Busy, http.StatusServiceUnavailable, "busy"},
 		{errMethod, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{errTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
 		{errForbidden, http.StatusForbidden, "forbidden"},
@@ -37,7 +28,7 @@ var (
 )
 
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, errInvalid)...)
+	return errkind.Errorf(errInvalid, format, args...)
 }
 
 // errorClass maps an error kind to its status and code.
@@ -53,16 +44,14 @@ type errorBody struct {
 	Code  string `json:"code"`
 }
 
-// classify maps err to its status, code and message. Errors of no known kind
-// are internal: their details are logged, never sent.
+// classify maps err to its status, code and message, by its kind alone
+// (errors.Is): the message is the error's own, which never names its kind.
+// Errors of no known kind are internal: their details are logged, never
+// sent.
 func classify(err error) (status int, code, msg string) {
 	for _, c := range errorClasses {
 		if errors.Is(err, c.kind) {
-			// Messages read "what: kind" (sim) or "kind: what" (mediation);
-			// the code already says the kind.
-			msg := strings.TrimSuffix(err.Error(), ": "+c.kind.Error())
-			msg = strings.TrimPrefix(msg, c.kind.Error()+": ")
-			return c.status, c.code, msg
+			return c.status, c.code, err.Error()
 		}
 	}
 	return http.StatusInternalServerError, "internal", "internal error"

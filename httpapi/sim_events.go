@@ -2,12 +2,12 @@ package httpapi
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
 	"time"
 
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -187,7 +187,7 @@ func (s *server) handleEvents() http.Handler {
 		}
 		if n := s.streams.Add(1); n > int64(s.maxStreams) {
 			s.streams.Add(-1)
-			writeError(w, r, fmt.Errorf("%d event streams are open, the most the server keeps (-max-event-clients); try again later: %w", n-1, errBusy))
+			writeError(w, r, errkind.Errorf(errBusy, "%d event streams are open, the most the server keeps (-max-event-clients); try again later", n-1))
 			return
 		}
 		defer s.streams.Add(-1)

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -92,8 +92,8 @@ func (s *server) checkQuota(id string, n int) error {
 		total -= len(src)
 	}
 	if total > s.scriptsQuota {
-		return fmt.Errorf("the scripts would take %d bytes, more than the %d the server keeps (-scripts-quota); remove some first: %w",
-			total, s.scriptsQuota, errBusy)
+		return errkind.Errorf(errBusy, "the scripts would take %d bytes, more than the %d the server keeps (-scripts-quota); remove some first",
+			total, s.scriptsQuota)
 	}
 	return nil
 }

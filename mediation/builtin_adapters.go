@@ -58,7 +58,7 @@ func (r *restOut) Process(_ string, m Message, out Emitter) error {
 	size := messageSize(m)
 	if size > r.maxBytes {
 		out.Drop(1)
-		return fmt.Errorf("%w: rest-out: a message of %d bytes is more than it may keep (max-bytes %d)", ErrBusy, size, r.maxBytes)
+		return errorf(ErrBusy, "rest-out: a message of %d bytes is more than it may keep (max-bytes %d)", size, r.maxBytes)
 	}
 	for r.n > 0 && (r.n == len(r.buf) || r.bytes+size > r.maxBytes) {
 		r.dropOldest() // the oldest ones go
@@ -132,18 +132,18 @@ func newNumberGenerator(props map[string]any, _ Env) (any, error) {
 	}
 	lo, err := optFloat(props["min"])
 	if err != nil {
-		return nil, fmt.Errorf("%w: number-generator: property min: %v", ErrInvalid, err)
+		return nil, errorf(ErrInvalid, "number-generator: property min: %v", err)
 	}
 	hi, err := optFloat(props["max"])
 	if err != nil {
-		return nil, fmt.Errorf("%w: number-generator: property max: %v", ErrInvalid, err)
+		return nil, errorf(ErrInvalid, "number-generator: property max: %v", err)
 	}
 	if !(lo < hi) {
-		return nil, fmt.Errorf("%w: number-generator: min %v must be below max %v", ErrInvalid, lo, hi)
+		return nil, errorf(ErrInvalid, "number-generator: min %v must be below max %v", lo, hi)
 	}
 	seed, err := optInt(props["seed"])
 	if err != nil {
-		return nil, fmt.Errorf("%w: number-generator: property seed: %v", ErrInvalid, err)
+		return nil, errorf(ErrInvalid, "number-generator: property seed: %v", err)
 	}
 	s := uint64(seed)
 	if s == 0 {

@@ -114,11 +114,11 @@ func newFilter(props map[string]any, _ Env) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(s) == "" {
-		return nil, fmt.Errorf("%w: filter: property condition is required (an LDAP filter such as (kind=temp))", ErrInvalid)
+		return nil, errorf(ErrInvalid, "filter: property condition is required (an LDAP filter such as (kind=temp))")
 	}
 	f, err := ParseFilter(s)
 	if err != nil {
-		return nil, fmt.Errorf("%w: filter: condition: %v", ErrInvalid, err)
+		return nil, errorf(ErrInvalid, "filter: condition: %v", err)
 	}
 	return &filterMediator{f: f}, nil
 }
@@ -151,7 +151,7 @@ func newRouter(props map[string]any, _ Env) (any, error) {
 		return nil, err
 	}
 	if !validPort(def) {
-		return nil, fmt.Errorf("%w: router: default port %q: want 1 to 128 letters, digits or -_.", ErrInvalid, def)
+		return nil, errorf(ErrInvalid, "router: default port %q: want 1 to 128 letters, digits or -_.", def)
 	}
 	conds, err := optStringMap(props, "conditions")
 	if err != nil {
@@ -161,11 +161,11 @@ func newRouter(props map[string]any, _ Env) (any, error) {
 	for _, text := range sortedKeys(conds) {
 		port := conds[text]
 		if !validPort(port) {
-			return nil, fmt.Errorf("%w: router: port %q of condition %s: want 1 to 128 letters, digits or -_.", ErrInvalid, port, text)
+			return nil, errorf(ErrInvalid, "router: port %q of condition %s: want 1 to 128 letters, digits or -_.", port, text)
 		}
 		f, err := ParseFilter(text)
 		if err != nil {
-			return nil, fmt.Errorf("%w: router: condition %q: %v", ErrInvalid, text, err)
+			return nil, errorf(ErrInvalid, "router: condition %q: %v", text, err)
 		}
 		r.cases = append(r.cases, routerCase{f: f, port: port})
 		if !slices.Contains(r.ports, port) {
@@ -219,14 +219,14 @@ func newSplitter(props map[string]any, _ Env) (any, error) {
 		return nil, err
 	}
 	if sep == "" {
-		return nil, fmt.Errorf("%w: splitter: separator must not be empty", ErrInvalid)
+		return nil, errorf(ErrInvalid, "splitter: separator must not be empty")
 	}
 	re, err := regexp.Compile(sep)
 	if err != nil {
-		return nil, fmt.Errorf("%w: splitter: separator: %v", ErrInvalid, err)
+		return nil, errorf(ErrInvalid, "splitter: separator: %v", err)
 	}
 	if re.MatchString("") {
-		return nil, fmt.Errorf("%w: splitter: separator %q matches the empty string, which would split between every character", ErrInvalid, sep)
+		return nil, errorf(ErrInvalid, "splitter: separator %q matches the empty string, which would split between every character", sep)
 	}
 	maxParts, err := optIntProp(props, "max-parts", DefaultMaxParts, 1, 1_000_000)
 	if err != nil {
@@ -242,7 +242,7 @@ func (s *splitter) Process(_ string, m Message, out Emitter) error {
 		split := s.re.Split(c, s.maxParts+1)
 		if len(split) > s.maxParts {
 			out.Drop(1)
-			return fmt.Errorf("%w: splitter: the message splits into more than %d parts (max-parts)", ErrBusy, s.maxParts)
+			return errorf(ErrBusy, "splitter: the message splits into more than %d parts (max-parts)", s.maxParts)
 		}
 		parts = make([]any, len(split))
 		for i, p := range split {
@@ -260,7 +260,7 @@ func (s *splitter) Process(_ string, m Message, out Emitter) error {
 	}
 	if len(parts) > s.maxParts {
 		out.Drop(1)
-		return fmt.Errorf("%w: splitter: the message has %d parts, more than %d (max-parts)", ErrBusy, len(parts), s.maxParts)
+		return errorf(ErrBusy, "splitter: the message has %d parts, more than %d (max-parts)", len(parts), s.maxParts)
 	}
 	s.n++
 	id := s.prefix + "-" + strconv.FormatUint(s.n, 10)
@@ -374,7 +374,7 @@ func (a *aggregator) Process(port string, m Message, out Emitter) error {
 		}
 		if want > a.maxMessages {
 			out.Drop(1)
-			return fmt.Errorf("%w: aggregator: group %s would hold %d messages, more than %d (max-messages)", ErrBusy, id, want, a.maxMessages)
+			return errorf(ErrBusy, "aggregator: group %s would hold %d messages, more than %d (max-messages)", id, want, a.maxMessages)
 		}
 		if len(a.groups) >= a.maxGroups {
 			a.evictOldest("", out)
@@ -386,7 +386,7 @@ func (a *aggregator) Process(port string, m Message, out Emitter) error {
 	size := messageSize(m)
 	if size > a.maxBytes {
 		out.Drop(1)
-		return fmt.Errorf("%w: aggregator: a message of %d bytes is more than it may hold (max-bytes %d)", ErrBusy, size, a.maxBytes)
+		return errorf(ErrBusy, "aggregator: a message of %d bytes is more than it may hold (max-bytes %d)", size, a.maxBytes)
 	}
 	for a.held+1 > a.maxMessages || a.bytes+size > a.maxBytes {
 		if !a.evictOldest(id, out) {
@@ -395,8 +395,8 @@ func (a *aggregator) Process(port string, m Message, out Emitter) error {
 	}
 	if a.held+1 > a.maxMessages || a.bytes+size > a.maxBytes {
 		out.Drop(1)
-		return fmt.Errorf("%w: aggregator: group %s holds %d messages (%d bytes), as many as it may (max-messages %d, max-bytes %d)",
-			ErrBusy, id, len(g.msgs), g.bytes, a.maxMessages, a.maxBytes)
+		return errorf(ErrBusy, "aggregator: group %s holds %d messages (%d bytes), as many as it may (max-messages %d, max-bytes %d)",
+			id, len(g.msgs), g.bytes, a.maxMessages, a.maxBytes)
 	}
 	idx := len(g.msgs)
 	if n, err := optInt(m.Properties[PropCorrelationIndex]); err == nil {

@@ -27,7 +27,6 @@ package mediation
 // comment.
 
 import (
-	"fmt"
 	"sync"
 	"sync/atomic"
 )
@@ -76,7 +75,7 @@ func (ch *Chain) lock() error {
 	return nil
 }
 
-func (ch *Chain) gone() error { return fmt.Errorf("%w: chain %q was deleted", ErrNotFound, ch.id) }
+func (ch *Chain) gone() error { return errorf(ErrNotFound, "chain %q was deleted", ch.id) }
 
 // find returns the component of that id; ch.mu is held.
 func (ch *Chain) find(id string) (*comp, error) {
@@ -86,7 +85,7 @@ func (ch *Chain) find(id string) (*comp, error) {
 	if err := checkID("component", id); err != nil {
 		return nil, err
 	}
-	return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+	return nil, errorf(ErrNotFound, "no component %q in chain %s", id, ch.id)
 }
 
 // stateName maps the internal state to its reported name.
@@ -186,7 +185,7 @@ func (ch *Chain) Start() error {
 		return nil
 	}
 	if ch.eng.isClosed() {
-		return fmt.Errorf("%w: engine closed", ErrConflict)
+		return errorf(ErrConflict, "engine closed")
 	}
 	ch.state.Store(stStarted)
 	// Components first, links last: a queue link starts delivering at once,

@@ -112,7 +112,7 @@ func (c *comp) run(port string, m Message) {
 	if err := c.proc.Process(port, m, c); err != nil {
 		c.nErrors.Add(1)
 		if errors.Is(err, ErrBusy) && c.cur != nil {
-			c.cur.fail(fmt.Errorf("%w: chain %s: component %s: %v", ErrBusy, c.ch.id, c.id, err))
+			c.cur.fail(errorf(ErrBusy, "chain %s: component %s: %v", c.ch.id, c.id, err))
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package mediation
 
 import (
-	"fmt"
 	"io"
 	"time"
 
@@ -347,7 +346,7 @@ func validID(s string) bool {
 // checkID returns an ErrInvalid error when s is not a valid id.
 func checkID(what, s string) error {
 	if !validID(s) {
-		return fmt.Errorf("%w: %s id %q: want 1 to 128 letters, digits or -_.:", ErrInvalid, what, s)
+		return errorf(ErrInvalid, "%s id %q: want 1 to 128 letters, digits or -_.:", what, s)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package mediation
 
 import (
 	"cmp"
-	"fmt"
 	"io"
 	"slices"
 	"sync"
@@ -103,18 +102,18 @@ func (e *Engine) CreateChain(id string) (*Chain, error) {
 		return nil, err
 	}
 	if id == RuntimeID {
-		return nil, fmt.Errorf("%w: chain id %q is reserved", ErrInvalid, id)
+		return nil, errorf(ErrInvalid, "chain id %q is reserved", id)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return nil, fmt.Errorf("%w: engine closed", ErrConflict)
+		return nil, errorf(ErrConflict, "engine closed")
 	}
 	if _, dup := e.chains[id]; dup {
-		return nil, fmt.Errorf("%w: chain %s already exists", ErrConflict, id)
+		return nil, errorf(ErrConflict, "chain %s already exists", id)
 	}
 	if len(e.chains) >= e.maxChains {
-		return nil, fmt.Errorf("%w: the engine has %d chains, the most it may hold (MaxChains); delete one first", ErrBusy, len(e.chains))
+		return nil, errorf(ErrBusy, "the engine has %d chains, the most it may hold (MaxChains); delete one first", len(e.chains))
 	}
 	ch := newChain(e, id)
 	e.chains[id] = ch
@@ -132,7 +131,7 @@ func (e *Engine) Chain(id string) (*Chain, error) {
 	defer e.mu.Unlock()
 	ch := e.chains[id]
 	if ch == nil {
-		return nil, fmt.Errorf("%w: chain %q does not exist", ErrNotFound, id)
+		return nil, errorf(ErrNotFound, "chain %q does not exist", id)
 	}
 	return ch, nil
 }
@@ -152,7 +151,7 @@ func (e *Engine) DeleteChain(id string) error {
 	ch := e.chains[id]
 	if ch == nil {
 		e.mu.Unlock()
-		return fmt.Errorf("%w: chain %q does not exist", ErrNotFound, id)
+		return errorf(ErrNotFound, "chain %q does not exist", id)
 	}
 	delete(e.chains, id)
 	e.order = slices.DeleteFunc(e.order, func(s string) bool { return s == id })

@@ -1,7 +1,5 @@
 package mediation
 
-import "fmt"
-
 // Chain states, as reported by Chain.State and ChainInfo.State.
 const (
 	// StateIdle is the state of a chain that was never started.
@@ -22,7 +20,7 @@ const (
 )
 
 // errNotStarted is returned to links and senders when the chain does not run.
-var errNotStarted = fmt.Errorf("%w: chain is not started", ErrConflict)
+var errNotStarted = errorf(ErrConflict, "chain is not started")
 
 // enter registers an entry point (Chain.Send, a tick) into the chain. It
 // fails unless the chain is started. A successful enter must be paired with

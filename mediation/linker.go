@@ -1,7 +1,6 @@
 package mediation
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 )
@@ -89,7 +88,7 @@ type directLinker struct{}
 // NewLink returns a direct link; it accepts no property.
 func (directLinker) NewLink(props map[string]any, to Receiver) (Link, error) {
 	for k := range props {
-		return nil, fmt.Errorf("%w: direct linker has no property %q", ErrInvalid, k)
+		return nil, errorf(ErrInvalid, "direct linker has no property %q", k)
 	}
 	return &directLink{to: to}, nil
 }
@@ -123,17 +122,17 @@ func (queueLinker) NewLink(props map[string]any, to Receiver) (Link, error) {
 		case k == "capacity":
 			n, err := optInt(v)
 			if err != nil || n < 1 || n > 1<<24 {
-				return nil, fmt.Errorf("%w: queue capacity %v: want an integer from 1 to %d", ErrInvalid, v, 1<<24)
+				return nil, errorf(ErrInvalid, "queue capacity %v: want an integer from 1 to %d", v, 1<<24)
 			}
 			capacity = n
 		case k == "max-bytes":
 			n, err := optInt(v)
 			if err != nil || n < 1024 || n > 1<<30 {
-				return nil, fmt.Errorf("%w: queue max-bytes %v: want an integer from 1024 to %d", ErrInvalid, v, 1<<30)
+				return nil, errorf(ErrInvalid, "queue max-bytes %v: want an integer from 1024 to %d", v, 1<<30)
 			}
 			maxBytes = n
 		default:
-			return nil, fmt.Errorf("%w: queue linker has no property %q (known: capacity, max-bytes, topic, jms.*)", ErrInvalid, k)
+			return nil, errorf(ErrInvalid, "queue linker has no property %q (known: capacity, max-bytes, topic, jms.*)", k)
 		}
 	}
 	q := &queueLink{to: to, capacity: capacity, maxBytes: maxBytes, buf: make([]queued, min(capacity, 64))}
@@ -181,11 +180,11 @@ func (q *queueLink) push(m Message, c *cause) error {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
-		return fmt.Errorf("%w: queue closed", ErrConflict)
+		return errorf(ErrConflict, "queue closed")
 	}
 	if q.n > 0 && q.bytes+size > q.maxBytes {
 		q.mu.Unlock()
-		return fmt.Errorf("%w: the queue holds %d bytes of messages, and may hold %d (its max-bytes)", ErrBusy, q.bytes, q.maxBytes)
+		return errorf(ErrBusy, "the queue holds %d bytes of messages, and may hold %d (its max-bytes)", q.bytes, q.maxBytes)
 	}
 	if q.n == len(q.buf) {
 		q.grow()

@@ -70,7 +70,7 @@ func optString(props map[string]any, key, def string) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("%w: property %s: %v (%T) is not a string", ErrInvalid, key, v, v)
+		return "", errorf(ErrInvalid, "property %s: %v (%T) is not a string", key, v, v)
 	}
 	return s, nil
 }
@@ -84,7 +84,7 @@ func optIntProp(props map[string]any, key string, def, lo, hi int) (int, error) 
 	}
 	n, err := optInt(v)
 	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("%w: property %s: %v: want an integer from %d to %d", ErrInvalid, key, v, lo, hi)
+		return 0, errorf(ErrInvalid, "property %s: %v: want an integer from %d to %d", key, v, lo, hi)
 	}
 	return n, nil
 }
@@ -110,17 +110,17 @@ func optStringMap(props map[string]any, key string) (map[string]string, error) {
 	case string:
 		p, err := ParseProperties(x)
 		if err != nil {
-			return nil, fmt.Errorf("%w: property %s: %v", ErrInvalid, key, err)
+			return nil, errorf(ErrInvalid, "property %s: %v", key, err)
 		}
 		m = p
 	default:
-		return nil, fmt.Errorf("%w: property %s: %v (%T) is not a map", ErrInvalid, key, v, v)
+		return nil, errorf(ErrInvalid, "property %s: %v (%T) is not a map", key, v, v)
 	}
 	out := make(map[string]string, len(m))
 	for k, e := range m {
 		s, ok := e.(string)
 		if !ok {
-			return nil, fmt.Errorf("%w: property %s: value of %q is %v (%T), not a string", ErrInvalid, key, k, e, e)
+			return nil, errorf(ErrInvalid, "property %s: value of %q is %v (%T), not a string", key, k, e, e)
 		}
 		out[k] = s
 	}

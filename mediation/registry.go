@@ -2,7 +2,6 @@ package mediation
 
 import (
 	"cmp"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -59,17 +58,17 @@ func (r *Registry) Register(t Type) error {
 		return err
 	}
 	if t.New == nil {
-		return fmt.Errorf("%w: type %s: nil constructor", ErrInvalid, t.Name)
+		return errorf(ErrInvalid, "type %s: nil constructor", t.Name)
 	}
 	for _, p := range slices.Concat(t.In, t.Out) {
 		if !validPort(p) {
-			return fmt.Errorf("%w: type %s: port name %q: want 1 to 128 letters, digits or -_.", ErrInvalid, t.Name, p)
+			return errorf(ErrInvalid, "type %s: port name %q: want 1 to 128 letters, digits or -_.", t.Name, p)
 		}
 	}
 	switch t.Kind {
 	case KindMediator:
 		if t.Pattern != "" {
-			return fmt.Errorf("%w: type %s: a mediator has no pattern", ErrInvalid, t.Name)
+			return errorf(ErrInvalid, "type %s: a mediator has no pattern", t.Name)
 		}
 	case KindAdapter:
 		var ok bool
@@ -81,13 +80,13 @@ func (r *Registry) Register(t Type) error {
 		case PatternInOut:
 			ok = len(t.In) > 0 && len(t.Out) > 0
 		default:
-			return fmt.Errorf("%w: type %s: adapter pattern %q: want in-only, out-only or in-out", ErrInvalid, t.Name, t.Pattern)
+			return errorf(ErrInvalid, "type %s: adapter pattern %q: want in-only, out-only or in-out", t.Name, t.Pattern)
 		}
 		if !ok {
-			return fmt.Errorf("%w: type %s: ports in=%v out=%v do not fit pattern %s", ErrInvalid, t.Name, t.In, t.Out, t.Pattern)
+			return errorf(ErrInvalid, "type %s: ports in=%v out=%v do not fit pattern %s", t.Name, t.In, t.Out, t.Pattern)
 		}
 	default:
-		return fmt.Errorf("%w: type %s: kind %q: want mediator or adapter", ErrInvalid, t.Name, t.Kind)
+		return errorf(ErrInvalid, "type %s: kind %q: want mediator or adapter", t.Name, t.Kind)
 	}
 	c := t
 	c.In = slices.Clone(t.In)
@@ -96,7 +95,7 @@ func (r *Registry) Register(t Type) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, dup := r.types[t.Name]; dup {
-		return fmt.Errorf("%w: type %s is already registered", ErrConflict, t.Name)
+		return errorf(ErrConflict, "type %s is already registered", t.Name)
 	}
 	r.types[t.Name] = &c
 	return nil
@@ -109,7 +108,7 @@ func (r *Registry) Type(name string) (Type, error) {
 	t := r.types[name]
 	r.mu.RUnlock()
 	if t == nil {
-		return Type{}, fmt.Errorf("%w: type %q does not exist", ErrNotFound, name)
+		return Type{}, errorf(ErrNotFound, "type %q does not exist", name)
 	}
 	c := *t
 	c.In, c.Out, c.Properties = slices.Clone(t.In), slices.Clone(t.Out), cloneMap(t.Properties)
@@ -137,9 +136,9 @@ func (r *Registry) lookup(kind Kind, name string) (*Type, error) {
 		what = string(kind)
 	}
 	if t != nil {
-		return nil, fmt.Errorf("%w: type %s is of kind %s, not %s (known %s types: %s)", ErrInvalid, name, t.Kind, kind, what, strings.Join(known, ", "))
+		return nil, errorf(ErrInvalid, "type %s is of kind %s, not %s (known %s types: %s)", name, t.Kind, kind, what, strings.Join(known, ", "))
 	}
-	return nil, fmt.Errorf("%w: unknown %s type %q (known: %s)", ErrInvalid, what, name, strings.Join(known, ", "))
+	return nil, errorf(ErrInvalid, "unknown %s type %q (known: %s)", what, name, strings.Join(known, ", "))
 }
 
 // Types describes every registered type, sorted by kind ("adapter" before
@@ -174,7 +173,7 @@ func (r *Registry) Types() []TypeInfo {
 // nil linker or a bad name, and with ErrConflict when a name is taken.
 func (r *Registry) RegisterLinker(name string, l Linker, aliases ...string) error {
 	if l == nil {
-		return fmt.Errorf("%w: linker %s: nil linker", ErrInvalid, name)
+		return errorf(ErrInvalid, "linker %s: nil linker", name)
 	}
 	names := append([]string{name}, aliases...)
 	for _, n := range names {
@@ -186,7 +185,7 @@ func (r *Registry) RegisterLinker(name string, l Linker, aliases ...string) erro
 	defer r.mu.Unlock()
 	for i, n := range names {
 		if _, dup := r.linkers[n]; dup || slices.Contains(names[:i], n) {
-			return fmt.Errorf("%w: linker %s is already registered", ErrConflict, n)
+			return errorf(ErrConflict, "linker %s is already registered", n)
 		}
 	}
 	for _, n := range names {
@@ -212,7 +211,7 @@ func (r *Registry) linker(name string) (linkerEntry, error) {
 	e, ok := r.linkers[name]
 	r.mu.RUnlock()
 	if !ok {
-		return linkerEntry{}, fmt.Errorf("%w: unknown linker %q (known: %s)", ErrInvalid, name, strings.Join(r.Linkers(), ", "))
+		return linkerEntry{}, errorf(ErrInvalid, "unknown linker %q (known: %s)", name, strings.Join(r.Linkers(), ", "))
 	}
 	return e, nil
 }

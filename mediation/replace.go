@@ -1,7 +1,5 @@
 package mediation
 
-import "fmt"
-
 // Replace makes component to take over every binding of component from, on
 // the same port names, and every message from holds: the queues of its
 // incoming bindings (which now feed to), its held messages (partial
@@ -29,10 +27,10 @@ func (ch *Chain) Replace(from, to string) error {
 		return err
 	}
 	if f == t {
-		return fmt.Errorf("%w: cannot replace %s by itself", ErrInvalid, from)
+		return errorf(ErrInvalid, "cannot replace %s by itself", from)
 	}
 	if f.typ.Kind != t.typ.Kind {
-		return fmt.Errorf("%w: cannot replace %s %s by %s %s", ErrInvalid, f.typ.Kind, from, t.typ.Kind, to)
+		return errorf(ErrInvalid, "cannot replace %s %s by %s %s", f.typ.Kind, from, t.typ.Kind, to)
 	}
 	if err := ch.checkBoundPorts(f, t, t.in, t.out); err != nil {
 		return err
@@ -49,13 +47,13 @@ func (ch *Chain) Replace(from, to string) error {
 		e := edge{from: sub(b.from), fromPort: b.fromPort, to: sub(b.target.Load()), toPort: b.toPort, direct: b.direct}
 		k := e.key()
 		if seen[k] {
-			return fmt.Errorf("%w: %s already has the binding %s -> %s", ErrConflict, to, e.from.id+":"+e.fromPort, e.to.id+":"+e.toPort)
+			return errorf(ErrConflict, "%s already has the binding %s -> %s", to, e.from.id+":"+e.fromPort, e.to.id+":"+e.toPort)
 		}
 		seen[k] = true
 		edges = append(edges, e)
 	}
 	if cyc := findCycle(edges); cyc != nil {
-		return fmt.Errorf("%w: replacing %s by %s would close the cycle %s", ErrInvalid, from, to, cycleString(cyc))
+		return errorf(ErrInvalid, "replacing %s by %s would close the cycle %s", from, to, cycleString(cyc))
 	}
 
 	// Apply. Holding f.mu, no message is being processed by f; deliveries

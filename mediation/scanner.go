@@ -1,7 +1,6 @@
 package mediation
 
 import (
-	"fmt"
 	"strconv"
 	"unicode/utf8"
 )
@@ -10,8 +9,8 @@ import (
 // and returns a scanner at its start.
 func newScanner(what, s string, max int) (scanner, error) {
 	if len(s) > max {
-		return scanner{}, fmt.Errorf("%s: input of %d bytes is longer than the limit of %d bytes at offset %d: %w",
-			what, len(s), max, max, ErrInvalid)
+		return scanner{}, errorf(ErrInvalid, "%s: input of %d bytes is longer than the limit of %d bytes at offset %d",
+			what, len(s), max, max)
 	}
 	if !utf8.ValidString(s) {
 		off := 0
@@ -22,7 +21,7 @@ func newScanner(what, s string, max int) (scanner, error) {
 			}
 			off += n
 		}
-		return scanner{}, fmt.Errorf("%s: invalid UTF-8 at offset %d: %w", what, off, ErrInvalid)
+		return scanner{}, errorf(ErrInvalid, "%s: invalid UTF-8 at offset %d", what, off)
 	}
 	return scanner{what: what, s: s}, nil
 }
@@ -36,7 +35,7 @@ type scanner struct {
 }
 
 func (p *scanner) errorf(format string, args ...any) error {
-	return fmt.Errorf(p.what+": "+format+": %w", append(args, ErrInvalid)...)
+	return errorf(ErrInvalid, p.what+": "+format, args...)
 }
 
 func (p *scanner) eof() bool { return p.off >= len(p.s) }

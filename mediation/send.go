@@ -75,7 +75,7 @@ func (c *cause) failure() error {
 
 // exhausted is the error of a spent budget.
 func (c *cause) exhausted(ch *Chain) error {
-	return fmt.Errorf("%w: chain %s: one message caused more than %d deliveries (the engine's MaxDeliveries); the rest were dropped", ErrBusy, ch.id, c.limit)
+	return errorf(ErrBusy, "chain %s: one message caused more than %d deliveries (the engine's MaxDeliveries); the rest were dropped", ch.id, c.limit)
 }
 
 // Send injects m into the chain through component id, as SendContext does,
@@ -120,16 +120,16 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 		return err
 	}
 	if !c.injectable.Load() {
-		return fmt.Errorf("%w: component %s (%s) does not accept messages", ErrInvalid, id, c.typ.Name)
+		return errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name)
 	}
 	if ch.state.Load() != stStarted {
-		return fmt.Errorf("%w: chain %s is not started", ErrConflict, ch.id)
+		return errorf(ErrConflict, "chain %s is not started", ch.id)
 	}
 	if err := ch.admit(ctx, c, wait); err != nil {
 		return err
 	}
 	if !ch.enter() {
-		return fmt.Errorf("%w: chain %s is not started", ErrConflict, ch.id)
+		return errorf(ErrConflict, "chain %s is not started", ch.id)
 	}
 	cz := newCause(ch.eng.maxDeliveries)
 	reusable := true
@@ -139,22 +139,22 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 		reusable = false
 		stop := context.AfterFunc(ctx, func() {
 			cz.left.Store(math.MinInt64 / 2)
-			cz.fail(fmt.Errorf("%w: chain %s: the sender went away: %v", ErrBusy, ch.id, context.Cause(ctx)))
+			cz.fail(errorf(ErrBusy, "chain %s: the sender went away: %v", ch.id, context.Cause(ctx)))
 		})
 		defer stop()
 	}
 	c.mu.Lock()
 	switch {
 	case c.removed:
-		err = fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+		err = errorf(ErrNotFound, "no component %q in chain %s", id, ch.id)
 	case c.inj == nil:
-		err = fmt.Errorf("%w: component %s (%s) does not accept messages", ErrInvalid, id, c.typ.Name)
+		err = errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name)
 	default:
 		if ierr := c.inject(m, cz); ierr != nil {
 			if errors.Is(ierr, ErrBusy) {
 				err = ierr
 			} else {
-				err = fmt.Errorf("%w: component %s rejected the message: %v", ErrInvalid, id, ierr)
+				err = errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr)
 			}
 		}
 	}
@@ -191,7 +191,7 @@ func (ch *Chain) admit(ctx context.Context, c *comp, mayWait bool) error {
 			return nil
 		}
 		busy := func(why string) error {
-			return fmt.Errorf("%w: chain %s: the queue %s -> %s stays full (%d messages wait); %s", ErrBusy, ch.id,
+			return errorf(ErrBusy, "chain %s: the queue %s -> %s stays full (%d messages wait); %s", ch.id,
 				full.from.id+":"+full.fromPort, full.target.Load().id+":"+full.toPort, full.link.Len(), why)
 		}
 		if !mayWait {
@@ -264,9 +264,9 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 	r, ok := c.impl.(Retainer)
 	if !ok || c.removed {
 		if c.removed {
-			return nil, fmt.Errorf("%w: no component %q in chain %s", ErrNotFound, id, ch.id)
+			return nil, errorf(ErrNotFound, "no component %q in chain %s", id, ch.id)
 		}
-		return nil, fmt.Errorf("%w: component %s (%s) retains no messages", ErrInvalid, id, c.typ.Name)
+		return nil, errorf(ErrInvalid, "component %s (%s) retains no messages", id, c.typ.Name)
 	}
 	ms := r.Retained()
 	out := make([]Message, len(ms))
@@ -299,7 +299,7 @@ func (c *comp) fanout(bs []*binding, m Message) {
 		if err != nil {
 			c.nDropped.Add(1)
 			if errors.Is(err, ErrBusy) {
-				cz.fail(fmt.Errorf("%w: chain %s: %s -> %s: %v", ErrBusy, c.ch.id, c.id+":"+b.fromPort, b.target.Load().id+":"+b.toPort, err))
+				cz.fail(errorf(ErrBusy, "chain %s: %s -> %s: %v", c.ch.id, c.id+":"+b.fromPort, b.target.Load().id+":"+b.toPort, err))
 			}
 		}
 	}

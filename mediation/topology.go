@@ -52,10 +52,10 @@ func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (
 // addLocked builds and adds a component; ch.mu is held.
 func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, error) {
 	if _, err := ch.find(id); err == nil {
-		return nil, fmt.Errorf("%w: component %s already exists in chain %s", ErrConflict, id, ch.id)
+		return nil, errorf(ErrConflict, "component %s already exists in chain %s", id, ch.id)
 	}
 	if len(ch.order) >= ch.eng.maxComponents {
-		return nil, fmt.Errorf("%w: chain %s has %d components, the most it may have (MaxComponents)", ErrBusy, ch.id, len(ch.order))
+		return nil, errorf(ErrBusy, "chain %s has %d components, the most it may have (MaxComponents)", ch.id, len(ch.order))
 	}
 	impl, in, out, err := ch.build(t, id, props)
 	if err != nil {
@@ -80,7 +80,7 @@ func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, 
 	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output})
 	if err != nil {
 		if !errors.Is(err, ErrInvalid) {
-			err = fmt.Errorf("%w: %s %s: %v", ErrInvalid, t.Kind, t.Name, err)
+			err = errorf(ErrInvalid, "%s %s: %v", t.Kind, t.Name, err)
 		}
 		return nil, nil, nil, err
 	}
@@ -92,12 +92,12 @@ func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, 
 	for _, p := range slices.Concat(in, out) {
 		if !validPort(p) {
 			closeImpl(impl)
-			return nil, nil, nil, fmt.Errorf("%w: %s %s: port name %q: want 1 to 128 letters, digits or -_.", ErrInvalid, t.Kind, t.Name, p)
+			return nil, nil, nil, errorf(ErrInvalid, "%s %s: port name %q: want 1 to 128 letters, digits or -_.", t.Kind, t.Name, p)
 		}
 	}
 	if _, ok := impl.(Processor); !ok && len(in) > 0 {
 		closeImpl(impl)
-		return nil, nil, nil, fmt.Errorf("%w: type %s has in ports but its constructor returned %T, not a Processor", ErrInvalid, t.Name, impl)
+		return nil, nil, nil, errorf(ErrInvalid, "type %s has in ports but its constructor returned %T, not a Processor", t.Name, impl)
 	}
 	return impl, in, out, nil
 }
@@ -188,7 +188,7 @@ func (ch *Chain) RemoveComponent(kind Kind, id string) error {
 		return err
 	}
 	if kind != "" && c.typ.Kind != kind {
-		return fmt.Errorf("%w: no %s %q in chain %s (it is a %s)", ErrNotFound, kind, id, ch.id, c.typ.Kind)
+		return errorf(ErrNotFound, "no %s %q in chain %s (it is a %s)", kind, id, ch.id, c.typ.Kind)
 	}
 	c.stopTicker()
 	var sources []*comp
@@ -294,12 +294,12 @@ func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInf
 func (ch *Chain) checkBoundPorts(c, to *comp, in, out []string) error {
 	for _, b := range ch.bindings {
 		if b.target.Load() == c && !slices.Contains(in, b.toPort) {
-			return fmt.Errorf("%w: in port %q of %s is bound but %s has no such in port (in ports: %s)",
-				ErrInvalid, b.toPort, c.id, to.id, listPorts(in))
+			return errorf(ErrInvalid, "in port %q of %s is bound but %s has no such in port (in ports: %s)",
+				b.toPort, c.id, to.id, listPorts(in))
 		}
 		if b.from == c && !slices.Contains(out, b.fromPort) {
-			return fmt.Errorf("%w: out port %q of %s is bound but %s has no such out port (out ports: %s)",
-				ErrInvalid, b.fromPort, c.id, to.id, listPorts(out))
+			return errorf(ErrInvalid, "out port %q of %s is bound but %s has no such out port (out ports: %s)",
+				b.fromPort, c.id, to.id, listPorts(out))
 		}
 	}
 	return nil
@@ -419,7 +419,7 @@ func (e Endpoint) String() string { return e.Component + ":" + e.Port }
 func ParseEndpoint(s string) (Endpoint, error) {
 	i := strings.LastIndexByte(s, ':')
 	if i <= 0 || i == len(s)-1 {
-		return Endpoint{}, fmt.Errorf("%w: endpoint %q: want <component>:<port>", ErrInvalid, s)
+		return Endpoint{}, errorf(ErrInvalid, "endpoint %q: want <component>:<port>", s)
 	}
 	return Endpoint{Component: s[:i], Port: s[i+1:]}, nil
 }
@@ -455,20 +455,20 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 		return BindingInfo{}, err
 	}
 	if !slices.Contains(fc.out, fe.Port) {
-		return BindingInfo{}, fmt.Errorf("%w: %s has no out port %q (out ports: %s)", ErrInvalid, fc.id, fe.Port, listPorts(fc.out))
+		return BindingInfo{}, errorf(ErrInvalid, "%s has no out port %q (out ports: %s)", fc.id, fe.Port, listPorts(fc.out))
 	}
 	if !slices.Contains(tc.in, te.Port) {
-		return BindingInfo{}, fmt.Errorf("%w: %s has no in port %q (in ports: %s)", ErrInvalid, tc.id, te.Port, listPorts(tc.in))
+		return BindingInfo{}, errorf(ErrInvalid, "%s has no in port %q (in ports: %s)", tc.id, te.Port, listPorts(tc.in))
 	}
 	le, err := ch.eng.registry.linker(linker)
 	if err != nil {
 		return BindingInfo{}, err
 	}
 	if ch.findBinding(fe, te) != nil {
-		return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s already exists", ErrConflict, from, to)
+		return BindingInfo{}, errorf(ErrConflict, "binding %s -> %s already exists", from, to)
 	}
 	if len(ch.bindings) >= ch.eng.maxBindings {
-		return BindingInfo{}, fmt.Errorf("%w: chain %s has %d bindings, the most it may have (MaxBindings)", ErrBusy, ch.id, len(ch.bindings))
+		return BindingInfo{}, errorf(ErrBusy, "chain %s has %d bindings, the most it may have (MaxBindings)", ch.id, len(ch.bindings))
 	}
 	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
 	b.target.Store(tc)
@@ -478,7 +478,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	}
 	if err != nil {
 		if !errors.Is(err, ErrInvalid) {
-			err = fmt.Errorf("%w: linker %s: %v", ErrInvalid, le.name, err)
+			err = errorf(ErrInvalid, "linker %s: %v", le.name, err)
 		}
 		return BindingInfo{}, err
 	}
@@ -493,7 +493,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	edges = append(edges, edge{from: fc, to: tc, direct: b.direct})
 	if cyc := findCycle(edges); cyc != nil {
 		link.Close()
-		return BindingInfo{}, fmt.Errorf("%w: binding %s -> %s would close the cycle %s: a chain must not loop, whatever its linkers", ErrInvalid, from, to, cycleString(cyc))
+		return BindingInfo{}, errorf(ErrInvalid, "binding %s -> %s would close the cycle %s: a chain must not loop, whatever its linkers", from, to, cycleString(cyc))
 	}
 	ch.bindings = append(ch.bindings, b)
 	ch.topo.Add(1)
@@ -533,7 +533,7 @@ func (ch *Chain) Unbind(from, to string) error {
 	defer ch.mu.Unlock()
 	b := ch.findBinding(fe, te)
 	if b == nil {
-		return fmt.Errorf("%w: no binding %s -> %s in chain %s", ErrNotFound, from, to, ch.id)
+		return errorf(ErrNotFound, "no binding %s -> %s in chain %s", from, to, ch.id)
 	}
 	ch.bindings = slices.DeleteFunc(ch.bindings, func(x *binding) bool { return x == b })
 	ch.topo.Add(1)

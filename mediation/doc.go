@@ -35,15 +35,19 @@
 // never runs concurrently with itself and needs no locking of its own.
 //
 // A direct binding processes the message on the sender's goroutine; a queue
-// binding has a bounded FIFO drained by its own goroutine. Queues give
-// backpressure: a producer (Chain.Send, or an upstream component) blocks
-// while a queue is full (the message being delivered counts towards the
-// capacity: the binding property "capacity", default DefaultQueueCapacity).
-// When Stop begins, producers blocked on a full queue are released and their
-// message is queued beyond capacity: nothing is lost, and the excess is
-// bounded by the processing that was in flight. The engine owns every
-// goroutine it starts: Stop and Engine.Close return only once they have
-// stopped.
+// binding has a FIFO drained by its own goroutine. Queues give
+// backpressure at the entry of the chain: Chain.Send waits, holding no
+// lock, while a queue its message may reach is full (the message being
+// delivered counts towards the capacity: the binding property "capacity",
+// default DefaultQueueCapacity), and gives up with ErrBusy when its context
+// ends or Config.SendTimeout passes; TrySend does not wait. Inside the
+// chain nothing waits: a queue takes what components emit beyond its
+// capacity, up to its "max-bytes" (past which the message is dropped and
+// counted). When Stop begins, senders waiting for room are released (the
+// chain no longer runs: ErrConflict). Each message entering a chain may
+// cause at most Config.MaxDeliveries deliveries, fan-outs and queues
+// included. The engine owns every goroutine it starts: Stop and
+// Engine.Close return only once they have stopped, and they always do.
 //
 // Component implementations must not call methods of their own chain, nor
 // block waiting for other goroutines that do: structural operations and
@@ -58,11 +62,13 @@
 //
 // Every error returned by this package wraps exactly one of ErrNotFound
 // (a chain, component, binding or type that does not exist), ErrInvalid (a
-// malformed or unacceptable request) and ErrConflict (a clash with the
+// malformed or unacceptable request), ErrConflict (a clash with the
 // current state: duplicate id or binding, chain not started, engine
-// closed), with a message giving the context; test them with errors.Is.
-// Every operation validates its request first and then either applies fully
-// or changes nothing.
+// closed) and ErrBusy (a bound reached: a queue that stays full, too many
+// deliveries, chains, components or bindings), with a message that says
+// what is wrong without naming its kind; test them with errors.Is. They
+// are the same values as package sim's. Every operation validates its
+// request first and then either applies fully or changes nothing.
 //
 // # Runtime
 //
@@ -87,7 +93,8 @@
 // before any newer message. Chain.UpdateProperties uses the same hand-over
 // between the old and the new implementation of a component.
 //
-// Bindings that form a cycle made only of direct bindings are refused. A
-// cycle through a queue binding is allowed, but may block for good when its
-// queue fills up.
+// A chain must not loop: a binding that would close a cycle is refused
+// (ErrInvalid, naming the cycle), whatever the linkers on the way. A loop of
+// direct bindings would deadlock on the components' locks, and a loop
+// through queues would keep a message going round without end.
 package mediation

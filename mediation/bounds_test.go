@@ -170,7 +170,11 @@ func TestFanOutBomb(t *testing.T) {
 	e := mediation.NewEngine(mediation.Config{MaxDeliveries: 10_000})
 	defer e.Close()
 	ch := diamonds(t, e, 26, "")
+	before := heapAfter()
 	err := ch.Send("in", msg(1, nil))
+	if grown := int64(heapAfter()) - int64(before); grown > 16<<20 {
+		t.Errorf("the heap grew by %d bytes, want under 16 MiB", grown)
+	}
 	if errKind(err) != "busy" || !strings.Contains(err.Error(), "more than 10000 deliveries") {
 		t.Fatalf("Send into 26 diamonds = %v, want busy", err)
 	}

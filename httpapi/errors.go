@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"github.com/pervasim/pervasim/internal/errkind"
@@ -64,7 +63,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", "1")
 	}
 	if status == http.StatusInternalServerError {
-		slog.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+		loggerOf(r).Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	encode(w, status, errorBody{Error: msg, Code: code})
 }

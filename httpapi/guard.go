@@ -27,7 +27,7 @@ func (e *forbiddenError) Is(err error) bool { return err == errForbidden }
 //  2. Token: with a token set, Authorization: Bearer <token> (or, for the
 //     event stream, which a browser's EventSource cannot give headers, the
 //     access_token query parameter), except for GET /healthz, the house
-//     plan's own files and CORS preflights.
+//     plan's own files (and / that leads there) and CORS preflights.
 //  3. Origin: a request that may change state (any method but GET, HEAD and
 //     OPTIONS) from a browser must come from an allowed origin: a loopback
 //     origin (http or https, localhost, 127.0.0.1 or [::1], any port), the
@@ -72,7 +72,7 @@ func newGuard(cfg Config, platformRoot string, next http.Handler) *guard {
 		p := r.URL.Path
 		return r.Method == http.MethodOptions ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(health[p] || p == "/simulator" || strings.HasPrefix(p, "/simulator/"))
+				(health[p] || p == "/" || p == "/simulator" || strings.HasPrefix(p, "/simulator/"))
 	}
 	events := map[string]bool{"/events": true, platformRoot + "/events": true}
 	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }

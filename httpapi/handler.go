@@ -65,6 +65,10 @@ type Config struct {
 	// file is gone are removed, and uploads and saves are written there.
 	// Empty means scripts live in memory only.
 	ScriptsDir string
+	// Logger receives one line per request (method, path, status, bytes,
+	// duration) and the handler's own warnings and errors. Nil means no
+	// request lines, and warnings to slog.Default().
+	Logger *slog.Logger
 	// ScriptsQuota bounds the bytes of script text the player holds; an
 	// upload past it is 503 busy. Zero means [DefaultScriptsQuota].
 	ScriptsQuota int
@@ -79,6 +83,7 @@ type server struct {
 	events     *eventHub
 	scriptsDir string
 
+	log          *slog.Logger
 	scriptsMu    sync.Mutex       // serialises syncScripts and uploads to the directory
 	stamps       map[string]stamp // the script files last read; guarded by scriptsMu
 	scriptsQuota int
@@ -122,7 +127,7 @@ func NewHandler(cfg Config) *Handler {
 	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
 		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scriptsDir: cfg.ScriptsDir,
 		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
-		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota)}
+		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota), log: cmp.Or(cfg.Logger, slog.Default())}
 	s.syncScripts()
 	// No path cleaning: mux would answer "//" or "/./" with a redirect,
 	// even to a POST; such paths get a JSON 404 instead.
@@ -137,7 +142,11 @@ func NewHandler(cfg Config) *Handler {
 	}
 	p := "/" + strings.Trim(cfg.PlatformRoot, "/")
 	s.routes(r, p, m)
-	return &Handler{Handler: recoverPanics(newGuard(cfg, p, r)), srv: s}
+	var h http.Handler = recoverPanics(newGuard(cfg, p, r))
+	if cfg.Logger != nil {
+		h = logRequests(cfg.Logger, h)
+	}
+	return &Handler{Handler: h, srv: s}
 }
 
 func notFoundRoute(r *http.Request) error {
@@ -201,7 +210,7 @@ func recoverPanics(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				slog.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v)
+				loggerOf(r).Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", v)
 				encode(w, http.StatusInternalServerError, errorBody{Error: "internal error", Code: "internal"})
 			}
 		}()

@@ -12,6 +12,8 @@ import (
 // "/platform"; m the mediation root, such as "/mediation", or "" when the
 // server has no mediation engine.
 func (s *server) routes(r *mux.Router, p, m string) {
+	// The root leads to the house plan.
+	r.Handle("/", methods{"GET": http.RedirectHandler("/simulator", http.StatusFound)})
 	health := methods{"GET": s.handleHealth()}
 	r.Handle("/healthz", health)
 	r.Handle(p+"/healthz", health)

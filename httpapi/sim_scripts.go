@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -63,7 +62,7 @@ func (s *server) syncScripts() {
 		}
 		s.stamps[id] = st
 		if info.Size() > sim.MaxScriptSize {
-			slog.Warn("script left out", "file", f, "err", "larger than 1 MiB")
+			s.log.Warn("script left out", "file", f, "err", "larger than 1 MiB")
 			continue
 		}
 		src, err := os.ReadFile(f)
@@ -71,14 +70,14 @@ func (s *server) syncScripts() {
 			continue
 		}
 		if _, err := s.home.AddScript(id, src); err != nil {
-			slog.Warn("script left out", "file", f, "err", err)
+			s.log.Warn("script left out", "file", f, "err", err)
 		}
 	}
 	for id := range s.stamps {
 		if !seen[id] {
 			delete(s.stamps, id)
 			if err := s.home.RemoveScript(id); err != nil && !errors.Is(err, sim.ErrNotFound) {
-				slog.Warn("script file gone, but the script stays", "id", id, "err", err)
+				s.log.Warn("script file gone, but the script stays", "id", id, "err", err)
 			}
 		}
 	}
@@ -207,7 +206,7 @@ func (s *server) handleScriptCreate() http.Handler {
 		if src, err := s.home.ScriptSource(id); err == nil {
 			s.scriptsMu.Lock()
 			if err := s.saveScriptFile(id, src); err != nil {
-				slog.Warn("script not written to the scripts directory", "id", id, "err", err)
+				s.log.Warn("script not written to the scripts directory", "id", id, "err", err)
 			} else if s.scriptsDir != "" {
 				if info, err := os.Stat(filepath.Join(s.scriptsDir, id)); err == nil {
 					s.stamps[id] = stamp{size: info.Size(), mod: info.ModTime()}

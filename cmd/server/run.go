@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -32,6 +33,8 @@ type options struct {
 	scriptsDir    string
 	physics       string
 	demo          bool
+	logFormat     string
+	version       bool
 
 	maxEventClients int
 	scriptsQuota    int
@@ -62,9 +65,16 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxChains, "max-chains", mediation.DefaultMaxChains, "most mediation chains")
 	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
+	fs.StringVar(&o.logFormat, "log", "text", "request log on stderr: text, json or off")
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	switch o.logFormat {
+	case "text", "json", "off":
+	default:
+		return o, fmt.Errorf("-log: %q is not text, json or off", o.logFormat)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
@@ -106,8 +116,22 @@ func loopback(addr net.Addr) bool {
 // listener is open, so a caller that asked for port 0 learns the port.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil // the flags are printed: asking for them is no error
+	}
 	if err != nil {
 		return err
+	}
+	if o.version {
+		fmt.Fprintln(stdout, "pervasim server", version())
+		return nil
+	}
+	var logger *slog.Logger
+	switch o.logFormat {
+	case "text":
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	case "json":
+		logger = slog.New(slog.NewJSONHandler(stderr, nil))
 	}
 	loc := time.Local
 	if o.tz != "" {
@@ -153,6 +177,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		AllowHosts:      splitList(o.allowHosts),
 		Token:           o.token,
 		MaxEventClients: o.maxEventClients,
+		Logger:          logger,
 		ScriptsQuota:    o.scriptsQuota,
 		ScriptsDir:      o.scriptsDir,
 	})
@@ -173,14 +198,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "warning: %s is reachable from other machines and has no -token: anyone who can reach it can change the home\n", ln.Addr())
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	page := fmt.Sprintf("http://%s/simulator", ln.Addr())
+	base := "http://" + ln.Addr().String()
+	page := base + "/simulator"
 	if o.token != "" {
 		page += "#token=" + url.QueryEscape(o.token)
 	}
+	fmt.Fprintf(stdout, "  house plan     %s\n", page)
+	fmt.Fprintf(stdout, "  simulation     %s/%s/  (zones, devices, persons, clocks, scriptPlayer, environment)\n", base, o.platformRoot)
+	fmt.Fprintf(stdout, "  event stream   %s/%s/events\n", base, o.platformRoot)
+	fmt.Fprintf(stdout, "  mediation      %s/%s/\n", base, o.mediationRoot)
+	fmt.Fprintf(stdout, "  health         %s/healthz\n", base)
 	if o.demo {
 		fmt.Fprintf(stdout, "demo: the example house is playing; open %s\n", page)
-	} else if o.token != "" {
-		fmt.Fprintf(stdout, "house plan: %s\n", page)
 	}
 
 	// The live driver: simulated time follows the wall clock.
@@ -206,4 +235,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// version returns the module's version, and the commit it was built from
+// when known: "(devel)" for go run from a checkout.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " " + s.Value[:12]
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += " (modified)"
+		}
+	}
+	return v
 }

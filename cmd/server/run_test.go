@@ -379,3 +379,74 @@ func TestShutdownWithClientsConnected(t *testing.T) {
 		t.Fatal("run did not return after shutdown with an event stream open")
 	}
 }
+
+// TestSaysWhatItDoes: -h and -version answer and exit 0; the server prints
+// what it serves, logs one line per request (as JSON with -log json) on the
+// stderr it is given, and GET / leads to the house plan.
+func TestSaysWhatItDoes(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), []string{"-h"}, &out, &out); err != nil || !strings.Contains(out.String(), "-addr") {
+		t.Errorf("run(-h) = %v, printed %q; want nil and the flags", err, out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"-version"}, &out, io.Discard); err != nil || !strings.HasPrefix(out.String(), "pervasim server ") {
+		t.Errorf("run(-version) = %v, printed %q", err, out.String())
+	}
+	if err := run(context.Background(), []string{"-log", "xml"}, io.Discard, io.Discard); err == nil {
+		t.Errorf("run(-log xml) = nil, want an error")
+	}
+
+	var stderr syncBuffer
+	base := startServerErr(t, &stderr, "-addr", "127.0.0.1:0", "-log", "json")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusFound || res.Header.Get("Location") != "/simulator" {
+		t.Errorf("GET / = %d to %q, want 302 to /simulator", res.StatusCode, res.Header.Get("Location"))
+	}
+	formCall(t, base, "GET", "/platform/zones/zones", "", 200, "[]")
+	var line struct {
+		Msg, Method, Path string
+		Status            int
+		Bytes             int64
+		Duration          int64
+	}
+	found := false
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if json.Unmarshal([]byte(l), &line) == nil && line.Path == "/platform/zones/zones" {
+			found = line.Msg == "request" && line.Method == "GET" && line.Status == 200 && line.Bytes > 0
+		}
+	}
+	if !found {
+		t.Errorf("no request line for GET /platform/zones/zones in %q", stderr.String())
+	}
+}
+
+// TestPrintsWhatItServes checks the lines printed at start.
+func TestPrintsWhatItServes(t *testing.T) {
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "tk"}, pw, io.Discard); pw.Close() }()
+	r := bufio.NewReader(pr)
+	var lines []string
+	for range 6 {
+		l, err := r.ReadString('\n')
+		if err != nil {
+			break
+		}
+		lines = append(lines, l)
+	}
+	go io.Copy(io.Discard, pr)
+	cancel()
+	<-done
+	text := strings.Join(lines, "")
+	for _, want := range []string{"listening on http://127.0.0.1:", "/simulator#token=tk", "/platform/", "/platform/events", "/mediation/", "/healthz"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the start lines %q do not show %q", text, want)
+		}
+	}
+}

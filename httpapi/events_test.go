@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/sim"
@@ -371,6 +372,91 @@ func TestEventStreamCap(t *testing.T) {
 		h.ServeHTTP(w, newRequest("GET", "/platform/events", nil).WithContext(ctx2))
 		if !strings.Contains(w.body.String(), "retry:") {
 			t.Errorf("a stream after the others closed got %q", w.body.String())
+		}
+	})
+}
+
+// streamOnce opens the event stream with the given Last-Event-ID (none when
+// empty), lets fn make changes while it is open, and returns what it got.
+func streamOnce(t *testing.T, h http.Handler, lastID string, fn func()) string {
+	t.Helper()
+	w := newBlockingWriter()
+	close(w.release)
+	ctx, cancel := context.WithCancel(context.Background())
+	r := newRequest("GET", "/platform/events", nil).WithContext(ctx)
+	if lastID != "" {
+		r.Header.Set("Last-Event-ID", lastID)
+	}
+	done := make(chan struct{})
+	go func() { h.ServeHTTP(w, r); close(done) }()
+	synctest.Wait()
+	fn()
+	synctest.Wait()
+	cancel()
+	<-done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.body.String()
+}
+
+// ids returns the event ids of a stream, in order.
+func ids(stream string) []string {
+	var out []string
+	for _, l := range strings.Split(stream, "\n") {
+		if id, ok := strings.CutPrefix(l, "id: "); ok {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// TestEventStreamResume: a client that reconnects with Last-Event-ID gets
+// what it missed, then the live events; one whose id is too old, or of
+// another run, gets a reset event instead.
+func TestEventStreamResume(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home})
+		defer h.Close()
+		set := func(v float64) {
+			if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"n": &v}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
+			t.Fatal(err)
+		}
+		first := ids(streamOnce(t, h, "", func() { set(1); set(2) }))
+		if len(first) != 2 {
+			t.Fatalf("first stream ids = %v, want 2", first)
+		}
+		set(3) // while nobody listens
+		set(4)
+		got := streamOnce(t, h, first[1], func() { set(5) })
+		if diff := cmp.Diff([]string{"4", "5", "6"}, ids(got)); diff != "" || strings.Contains(got, "event: reset") {
+			t.Errorf("resumed stream ids (-want +got):\n%s\n%s", diff, got)
+		}
+		// Nothing missed: only what comes next.
+		got = streamOnce(t, h, "6", func() { set(6) })
+		if strings.Contains(got, "event: reset") {
+			t.Errorf("a client that missed nothing got a reset: %q", got)
+		}
+		if diff := cmp.Diff([]string{"7"}, ids(got)); diff != "" {
+			t.Errorf("stream resumed at the last event (-want +got):\n%s", diff)
+		}
+		for _, old := range []string{"0", "999", "not-a-number"} {
+			got = streamOnce(t, h, old, func() { set(7) })
+			if !strings.Contains(got, "event: reset") {
+				t.Errorf("Last-Event-ID %s: no reset event in %q", old, got)
+			}
+		}
+		// Long after the last client left, the history is gone: a reset.
+		last := ids(streamOnce(t, h, "", func() { set(8) }))
+		time.Sleep(2 * time.Minute)
+		set(9)
+		got = streamOnce(t, h, last[len(last)-1], func() {})
+		if !strings.Contains(got, "event: reset") {
+			t.Errorf("resuming after the history was dropped: no reset in %q", got)
 		}
 	})
 }

@@ -181,3 +181,52 @@ func TestScriptsDirectoryNotReparsed(t *testing.T) {
 	}
 	f.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("small.bhv", "<behavior/>"))
 }
+
+// TestScriptUploadAsFile: a .bhv file uploads unchanged as the body, with an
+// XML or plain-text content type and ?id=NAME.
+func TestScriptUploadAsFile(t *testing.T) {
+	for _, ct := range []string{"application/xml", "text/xml; charset=utf-8", "text/plain"} {
+		f := newFixture(t)
+		rec := f.doType(t, "POST", "/platform/scriptPlayer/script?id=morning", ct, morning)
+		if rec.Code != 200 || !strings.Contains(rec.Body.String(), `"id":"morning.bhv"`) || !strings.Contains(rec.Body.String(), `"actionNumber":4`) {
+			t.Errorf("%s upload = %d %s", ct, rec.Code, rec.Body)
+			continue
+		}
+		if got := f.mustDo(t, "GET", "/platform/scriptPlayer/script/morning.bhv/source", "").Body.String(); got != morning {
+			t.Errorf("%s: the source changed on the way: %q", ct, got)
+		}
+	}
+	f := newFixture(t)
+	for _, tt := range []struct {
+		path, ct, body string
+		status         int
+	}{
+		{"/platform/scriptPlayer/script", "application/xml", morning, 400},                     // no id
+		{"/platform/scriptPlayer/script?id=bad/name", "application/xml", morning, 400},         // a bad id
+		{"/platform/scriptPlayer/script?id=bad", "application/xml", "<behavior><fly/>", 400},   // not a script
+		{"/platform/scriptPlayer/script?id=json", "application/json", upload("", morning), 200}, // JSON, id from the query
+	} {
+		if rec := f.doType(t, "POST", tt.path, tt.ct, tt.body); rec.Code != tt.status {
+			t.Errorf("POST %s (%s) = %d %s, want %d", tt.path, tt.ct, rec.Code, rec.Body, tt.status)
+		}
+	}
+}
+
+// TestResetStopsTheScript: DELETE /simulation stops a playing script
+// first, so it no longer acts and the next start is not refused.
+func TestResetStopsTheScript(t *testing.T) {
+	f := newFixture(t)
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("morning", morning))
+	f.mustDo(t, "PUT", "/platform/scriptPlayer/script/morning.bhv", `{"state":"started"}`)
+	f.mustDo(t, "DELETE", "/platform/simulation", "")
+	if got := f.mustDo(t, "GET", "/platform/scriptPlayer/script/morning.bhv", "").Body.String(); !strings.Contains(got, `"state":"stopped"`) {
+		t.Errorf("after the reset the script is %s, want stopped", got)
+	}
+	if err := f.home.Advance(2 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.mustDo(t, "GET", "/platform/persons/persons", "").Body.String(); strings.TrimSpace(got) != "[]" {
+		t.Errorf("the stopped script still acted: persons %s", got)
+	}
+	f.mustDo(t, "PUT", "/platform/scriptPlayer/script/morning.bhv", `{"state":"started"}`)
+}

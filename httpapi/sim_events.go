@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -83,51 +84,130 @@ func frame(e sim.Event) []byte {
 	return append(b, "\n\n"...)
 }
 
+// History of the event stream: the last historyEvents events, at most
+// historyBytes of them, are kept for clients that reconnect with
+// Last-Event-ID; the hub stays subscribed historyLinger after the last
+// client left, so that one reconnecting finds what it missed.
+const (
+	historyEvents = 4096
+	historyBytes  = 8 << 20
+	historyLinger = time.Minute
+)
+
+// frameOf is one encoded event and its sequence number.
+type frameOf struct {
+	seq uint64
+	b   []byte
+}
+
 // eventHub reads the home's events through one subscription, encodes each
-// once and hands the bytes to every connected client without blocking. It
-// runs only while clients are connected.
+// once, keeps a bounded history and hands the bytes to every connected
+// client without blocking. It runs while clients are connected, and
+// historyLinger after the last one left.
 type eventHub struct {
 	home *sim.Home
 
 	mu      sync.Mutex // guards everything below
-	clients map[chan []byte]struct{}
+	clients map[chan frameOf]struct{}
 	sub     *sim.Subscription
 	pumping sync.WaitGroup
 	closed  bool
+	linger  *time.Timer
+	// history holds the frames of the current subscription, oldest first:
+	// complete after sequence number from (the last frame it forgot), and
+	// since first, the first frame the subscription received (0: none yet).
+	// A change made while nothing watched the home has no sequence number,
+	// so only a client whose last event came through this subscription
+	// can be told what it missed.
+	history []frameOf
+	hbytes  int
+	from    uint64
+	first   uint64
 }
 
-// join registers a client and returns its channel, which the hub closes
-// when the client is dropped or the hub closes. ok is false once closed.
-func (hub *eventHub) join() (ch chan []byte, ok bool) {
+// join registers a client that last saw event lastSeen (0: none; ok for a
+// new client) and returns its channel, which the hub closes when the client
+// is dropped or the hub closes, and the frames it missed. gap is true when
+// what it missed is no longer known: it must read the state again. ok is
+// false once the hub is closed.
+func (hub *eventHub) join(lastSeen uint64, resume bool) (ch chan frameOf, missed []frameOf, gap, ok bool) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if hub.closed {
-		return nil, false
+		return nil, nil, false, false
 	}
-	ch = make(chan []byte, clientBuffer)
+	ch = make(chan frameOf, clientBuffer)
 	if hub.clients == nil {
-		hub.clients = map[chan []byte]struct{}{}
+		hub.clients = map[chan frameOf]struct{}{}
 	}
 	hub.clients[ch] = struct{}{}
+	if hub.linger != nil {
+		hub.linger.Stop()
+		hub.linger = nil
+	}
 	if hub.sub == nil {
 		hub.sub = hub.home.Subscribe(hubBuffer)
+		hub.history, hub.hbytes, hub.from, hub.first = nil, 0, 0, 0
 		hub.pumping.Add(1)
 		go hub.pump(hub.sub)
 	}
-	return ch, true
+	if !resume {
+		return ch, nil, false, true
+	}
+	// Every event a client saw through this subscription is in the
+	// history (the pump records it before handing it on), unless forgotten.
+	n := len(hub.history)
+	if hub.first == 0 || lastSeen < hub.first || lastSeen < hub.from || lastSeen > hub.history[n-1].seq {
+		return ch, nil, true, true
+	}
+	for _, f := range hub.history {
+		if f.seq > lastSeen {
+			missed = append(missed, f)
+		}
+	}
+	return ch, missed, false, true
 }
 
-// leave unregisters a client; the last one out stops the pump.
-func (hub *eventHub) leave(ch chan []byte) {
+// leave unregisters a client; the last one out stops the pump after
+// historyLinger, unless another joins meanwhile.
+func (hub *eventHub) leave(ch chan frameOf) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if _, ok := hub.clients[ch]; ok {
 		delete(hub.clients, ch)
 		close(ch)
 	}
-	if len(hub.clients) == 0 && hub.sub != nil {
-		hub.sub.Close()
-		hub.sub = nil
+	if len(hub.clients) == 0 && hub.sub != nil && hub.linger == nil && !hub.closed {
+		sub := hub.sub
+		hub.linger = time.AfterFunc(historyLinger, func() {
+			hub.mu.Lock()
+			defer hub.mu.Unlock()
+			if hub.sub == sub && len(hub.clients) == 0 {
+				hub.sub.Close()
+				hub.sub = nil
+				hub.history, hub.hbytes, hub.from, hub.first = nil, 0, 0, 0
+			}
+			hub.linger = nil
+		})
+	}
+}
+
+// record appends f to the history, forgetting the oldest frames beyond its
+// bounds; hub.mu is held.
+func (hub *eventHub) record(f frameOf) {
+	if hub.first == 0 {
+		hub.first = f.seq
+	}
+	hub.history = append(hub.history, f)
+	hub.hbytes += len(f.b)
+	drop := 0
+	for len(hub.history)-drop > historyEvents || hub.hbytes > historyBytes {
+		hub.hbytes -= len(hub.history[drop].b)
+		hub.from = hub.history[drop].seq
+		drop++
+	}
+	if drop > 0 {
+		hub.history = append(hub.history[:0:0], hub.history[drop:]...)
 	}
 }
 
@@ -137,11 +217,12 @@ func (hub *eventHub) leave(ch chan []byte) {
 func (hub *eventHub) pump(sub *sim.Subscription) {
 	defer hub.pumping.Done()
 	for e := range sub.C {
-		b := frame(e)
+		f := frameOf{seq: e.Seq, b: frame(e)}
 		hub.mu.Lock()
+		hub.record(f)
 		for ch := range hub.clients {
 			select {
-			case ch <- b:
+			case ch <- f:
 			default: // too slow: disconnect it rather than wait
 				delete(hub.clients, ch)
 				close(ch)
@@ -153,6 +234,7 @@ func (hub *eventHub) pump(sub *sim.Subscription) {
 	defer hub.mu.Unlock()
 	if hub.sub == sub { // dropped by the home, not stopped by leave
 		hub.sub = nil
+		hub.history, hub.hbytes, hub.from, hub.first = nil, 0, 0, 0
 		for ch := range hub.clients {
 			delete(hub.clients, ch)
 			close(ch)
@@ -164,6 +246,10 @@ func (hub *eventHub) pump(sub *sim.Subscription) {
 func (hub *eventHub) close() {
 	hub.mu.Lock()
 	hub.closed = true
+	if hub.linger != nil {
+		hub.linger.Stop()
+		hub.linger = nil
+	}
 	for ch := range hub.clients {
 		delete(hub.clients, ch)
 		close(ch)
@@ -175,6 +261,10 @@ func (hub *eventHub) close() {
 	hub.mu.Unlock()
 	hub.pumping.Wait()
 }
+
+// resetFrame tells a client that reconnected too late that it missed
+// events no longer known: it must read the state again.
+var resetFrame = []byte("event: reset\ndata: {\"eventType\":\"reset\",\"reason\":\"the events since Last-Event-ID are no longer kept: read the state again\"}\n\n")
 
 // handleEvents streams every change of the home as Server-Sent Events: the
 // iCasa event name as "event:", the JSON envelope as "data:", the event's
@@ -195,7 +285,15 @@ func (s *server) handleEvents() http.Handler {
 		// A client that stops reading is dropped once a write has waited
 		// writeTimeout; the deadline is renewed before each write.
 		deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)) }
-		ch, ok := s.events.join()
+		lastSeen, resume := uint64(0), false
+		if v := r.Header.Get("Last-Event-ID"); v != "" {
+			n, err := strconv.ParseUint(v, 10, 64)
+			lastSeen, resume = n, true
+			if err != nil {
+				lastSeen = math.MaxUint64 // no id of ours: a gap
+			}
+		}
+		ch, missed, gap, ok := s.events.join(lastSeen, resume)
 		if !ok {
 			writeError(w, r, &routeError{path: r.URL.Path})
 			return
@@ -210,6 +308,27 @@ func (s *server) handleEvents() http.Handler {
 		if _, err := w.Write([]byte("retry: 2000\n\n")); err != nil {
 			return
 		}
+		sent := lastSeen // frames up to it are the client's already
+		if gap {
+			sent = 0
+			if _, err := w.Write(resetFrame); err != nil {
+				return
+			}
+		}
+		for _, f := range missed {
+			if _, err := w.Write(f.b); err != nil {
+				return
+			}
+			sent = f.seq
+		}
+		write := func(f frameOf) error {
+			if f.seq <= sent && resume && !gap {
+				return nil // seen before it reconnected
+			}
+			sent = f.seq
+			_, err := w.Write(f.b)
+			return err
+		}
 		if rc.Flush() != nil {
 			return
 		}
@@ -219,23 +338,23 @@ func (s *server) handleEvents() http.Handler {
 			select {
 			case <-r.Context().Done():
 				return
-			case b, ok := <-ch:
+			case f, ok := <-ch:
 				if !ok {
 					return // dropped: too slow, or the server is closing
 				}
 				deadline()
-				if _, err := w.Write(b); err != nil {
+				if err := write(f); err != nil {
 					return
 				}
 				// Write what else is waiting before flushing once.
 				for more := true; more; {
 					select {
-					case b, ok := <-ch:
+					case f, ok := <-ch:
 						if !ok {
 							rc.Flush()
 							return
 						}
-						if _, err := w.Write(b); err != nil {
+						if err := write(f); err != nil {
 							return
 						}
 					default:

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"errors"
+	"mime"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -165,30 +166,65 @@ func scriptState(id string, o object) (string, error) {
 	return *state, nil
 }
 
-// handleScriptCreate uploads a script ({"id", "content"}), or with only
-// {"id"} saves the current home as one.
+// rawScript reports whether a script upload carries the .bhv file as its
+// body (an XML or plain-text content type) rather than as JSON.
+func rawScript(r *http.Request) bool {
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch mt {
+	case "application/xml", "text/xml", "text/plain":
+		return true
+	}
+	return false
+}
+
+// handleScriptCreate uploads a script: a .bhv file as the body, with an XML
+// or plain-text content type and ?id=NAME, or JSON {"id", "content"}; JSON
+// with only {"id"} saves the current home as one.
 func (s *server) handleScriptCreate() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o, err := decodeObject(w, r, s.maxBody)
-		if err != nil {
-			writeError(w, r, err)
-			return
+		var id string
+		var content *string
+		if rawScript(r) {
+			id = r.URL.Query().Get("id")
+			if id == "" {
+				writeError(w, r, invalidf("query parameter \"id\" is required with a .bhv body, such as ?id=morning.bhv"))
+				return
+			}
+			body, err := readBody(w, r, s.maxBody)
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			text := string(body)
+			content = &text
+		} else {
+			o, err := decodeObject(w, r, s.maxBody)
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			if id, err = o.id("id", "name"); err != nil {
+				writeError(w, r, err)
+				return
+			}
+			if id == "" {
+				id = r.URL.Query().Get("id")
+			}
+			if id == "" {
+				writeError(w, r, invalidf("field \"id\" is required, such as \"morning.bhv\""))
+				return
+			}
+			if content, err = o.str("content"); err != nil {
+				writeError(w, r, err)
+				return
+			}
 		}
-		id, err := o.id("id", "name")
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		if id == "" {
-			writeError(w, r, invalidf("field \"id\" is required, such as \"morning.bhv\""))
+		if !sim.ValidID(id) {
+			writeError(w, r, invalidf("script id %q: want 1 to 128 letters, digits or -_.:", truncateID(id)))
 			return
 		}
 		id = scriptID(id)
-		content, err := o.str("content")
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
+		var err error
 		var info sim.ScriptInfo
 		if content != nil {
 			if err := s.checkQuota(id, len(*content)); err != nil {
@@ -216,4 +252,12 @@ func (s *server) handleScriptCreate() http.Handler {
 		}
 		encode(w, http.StatusOK, info)
 	})
+}
+
+// truncateID cuts an id for an error message.
+func truncateID(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
 }

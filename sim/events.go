@@ -232,6 +232,14 @@ func (h *Home) deliver() {
 	h.outbox = nil
 }
 
+// EventSeq returns the sequence number (Event.Seq) of the last change of the
+// home: a subscriber that saw that number missed nothing.
+func (h *Home) EventSeq() uint64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.seq
+}
+
 // publishLocked numbers e and hands it to every subscriber without blocking.
 func (h *Home) publishLocked(e Event) {
 	h.seq++

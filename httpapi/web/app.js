@@ -1329,6 +1329,8 @@ function connect() {
   });
   for (const t of EVENT_TYPES) es.addEventListener(t, onEvent);
   es.addEventListener('message', onEvent);
+  // Reconnected too late for the server to replay what was missed.
+  es.addEventListener('reset', () => refetchAll());
 }
 
 // refetchAll reads the whole home again. Events that arrive meanwhile are

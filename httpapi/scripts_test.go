@@ -201,9 +201,9 @@ func TestScriptUploadAsFile(t *testing.T) {
 		path, ct, body string
 		status         int
 	}{
-		{"/platform/scriptPlayer/script", "application/xml", morning, 400},                     // no id
-		{"/platform/scriptPlayer/script?id=bad/name", "application/xml", morning, 400},         // a bad id
-		{"/platform/scriptPlayer/script?id=bad", "application/xml", "<behavior><fly/>", 400},   // not a script
+		{"/platform/scriptPlayer/script", "application/xml", morning, 400},                      // no id
+		{"/platform/scriptPlayer/script?id=bad/name", "application/xml", morning, 400},          // a bad id
+		{"/platform/scriptPlayer/script?id=bad", "application/xml", "<behavior><fly/>", 400},    // not a script
 		{"/platform/scriptPlayer/script?id=json", "application/json", upload("", morning), 200}, // JSON, id from the query
 	} {
 		if rec := f.doType(t, "POST", tt.path, tt.ct, tt.body); rec.Code != tt.status {

@@ -476,3 +476,37 @@ func TestSimulatorWithToken(t *testing.T) {
 	}
 	b.checkNoErrors(t)
 }
+
+// TestSimulatorLegendLoadingAndNames: the legend explains each colour, an
+// empty home says so once loaded (not while loading), and a device names
+// itself on hover.
+func TestSimulatorLegendLoadingAndNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the empty home says so", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("plan-empty")))
+		return err == nil && strings.HasPrefix(s, "No zones yet"), s
+	})
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid=legend] li[title]').length`))
+	if err != nil || n < 12 {
+		t.Errorf("the legend explains %d colours (%v), want every one drawn", n, err)
+	}
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 10, TopY: 10, RightX: 300, BottomY: 200}))
+	x, y := 100, 100
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "lamp", Name: "Hall lamp", Type: "iCasa.BinaryLight", PositionX: &x, PositionY: &y}))
+	eventually(t, ctx, "the lamp's name is on the plan", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("device-label-lamp")))
+		return err == nil && s == "Hall lamp", s
+	})
+	b.checkNoErrors(t)
+}

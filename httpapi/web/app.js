@@ -254,6 +254,7 @@ function computeViewBox() {
   setAttr(plan, 'viewBox', vb.map((v) => Math.round(v * 100) / 100).join(' '));
   const empty = $('#plan-empty');
   empty.style.display = model.zones.size ? 'none' : '';
+  setText(empty, ui.loaded ? 'No zones yet: add one from the side panel.' : 'Loading the home…');
   setAttr(empty, 'x', vb[0] + vb[2] / 2);
   setAttr(empty, 'y', vb[1] + vb[3] / 2);
   setAttr(empty, 'font-size', 16 * ui.unit);
@@ -397,10 +398,12 @@ function renderDevices() {
     let g = deviceEls.get(d.id);
     if (!g) {
       g = svg('g', { class: `device kind-${kindOf(d.type).toLowerCase()}`, 'data-entity': 'device', 'data-id': d.id, 'data-testid': `device-${d.id}`, tabindex: 0, role: 'button' });
-      g.append(svg('title'), svg('g', { class: 'icon' }));
+      g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'device-label', 'text-anchor': 'middle', 'data-testid': `device-label-${d.id}` }));
       deviceEls.set(d.id, g);
     }
-    const [title, icon] = g.children;
+    const [title, icon, name] = g.children;
+    setText(name, displayName(d));
+    setAttr(name, 'y', 28);
     const kind = kindOf(d.type);
     g.classList.toggle('deactivated', d.state === 'deactivated');
     g.classList.toggle('faulty', d.fault === 'yes');
@@ -1352,6 +1355,7 @@ async function refetchAll() {
     model.scripts = new Map(scripts.map((s) => [s.id, s]));
     setClock(clk);
     if (!model.deviceTypes.length || !model.personTypes.length) await fetchTypes();
+    ui.loaded = true;
   } catch (err) {
     toast(`Cannot read the home: ${err.message}`);
   } finally {

@@ -54,8 +54,11 @@ type envelope struct {
 	EventData any              `json:"event-data,omitempty"`
 }
 
-// frame encodes e as one Server-Sent Event.
-func frame(e sim.Event) []byte {
+// EventJSON encodes e as the JSON object the event stream carries in its
+// data field: the iCasa envelope {eventType, id, time} and the payload of
+// the event's kind. time is the simulated time in ms. EventJSON is safe for
+// concurrent use.
+func EventJSON(e sim.Event) []byte {
 	env := envelope{
 		EventType: string(e.Type), ID: strconv.FormatUint(e.Seq, 10), Time: e.Time,
 		ZoneID: e.ZoneID, Zone: e.Zone, DeviceID: e.DeviceID, Device: e.Device,
@@ -74,6 +77,12 @@ func frame(e sim.Event) []byte {
 	if err != nil {
 		data = []byte(`{"eventType":"` + string(e.Type) + `","id":"` + env.ID + `"}`)
 	}
+	return data
+}
+
+// frame encodes e as one Server-Sent Event.
+func frame(e sim.Event) []byte {
+	data := EventJSON(e)
 	b := make([]byte, 0, len(data)+len(e.Type)+32)
 	b = append(b, "id: "...)
 	b = strconv.AppendUint(b, e.Seq, 10)

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// defaultStart is where simulated time starts when neither -start nor the
+// first script gives a date: a fixed date, so that outputs do not depend on
+// when the command runs.
+var defaultStart = time.Date(2024, 1, 15, 0, 0, 0, 0, time.UTC)
+
+// options are the command-line flags.
+type options struct {
+	dur     time.Duration
+	physics string
+	start   string
+	tz      string
+	events  string
+	csv     string
+	plot    string
+	every   time.Duration
+	scripts []string
+}
+
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: simulate [flags] SCRIPT.bhv…")
+		fmt.Fprintln(fs.Output(), "Plays the scripts in simulated time, one after the other, as fast as the machine allows.")
+		fs.PrintDefaults()
+	}
+	fs.DurationVar(&o.dur, "for", 0, "simulated duration (default: to the end of the scripts)")
+	fs.StringVar(&o.physics, "physics", "contract", "physics model: contract or realistic")
+	fs.StringVar(&o.start, "start", "", "start date, dd/MM/yyyy-HH:mm:ss or 2006-01-02T15:04:05 (default: the first script's, else 15/01/2024-00:00:00)")
+	fs.StringVar(&o.tz, "tz", "UTC", "IANA time zone of dates, in and out")
+	fs.StringVar(&o.events, "events", "", "write every event to FILE as one JSON object per line (- for stdout)")
+	fs.StringVar(&o.csv, "csv", "", "write each zone's variables and each sensor's readings to FILE as CSV, sampled every -every (- for stdout)")
+	fs.StringVar(&o.plot, "plot", "", "draw each zone's temperature and illuminance to FILE (.svg or .png)")
+	fs.DurationVar(&o.every, "every", time.Minute, "sampling period of -csv and -plot, in simulated time")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	o.scripts = fs.Args()
+	switch {
+	case len(o.scripts) == 0:
+		fs.Usage()
+		return o, errors.New("no script given")
+	case o.dur < 0:
+		return o, errors.New("-for must not be negative")
+	case o.every <= 0:
+		return o, errors.New("-every must be positive")
+	case sim.Physics(o.physics) != sim.PhysicsContract && sim.Physics(o.physics) != sim.PhysicsRealistic:
+		return o, fmt.Errorf("-physics: %q is not contract or realistic", o.physics)
+	case o.plot != "" && !strings.HasSuffix(o.plot, ".svg") && !strings.HasSuffix(o.plot, ".png"):
+		return o, fmt.Errorf("-plot: %q: want a .svg or .png file", o.plot)
+	case o.events == "-" && o.csv == "-":
+		return o, errors.New("-events and -csv cannot both go to stdout")
+	}
+	return o, nil
+}
+
+// parseStart reads -start.
+func parseStart(s string, loc *time.Location) (time.Time, error) {
+	for _, layout := range []string{sim.DateLayout, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("-start: %q is not a date such as 15/01/2024-06:30:00 or 2024-01-15T06:30:00", s)
+}
+
+// output opens a file for writing, or stdout for "-".
+func output(name string, stdout io.Writer) (io.Writer, func() error, error) {
+	if name == "-" {
+		return stdout, func() error { return nil }, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, f.Close, nil
+}
+
+// scriptFile is a parsed script and where it came from.
+type scriptFile struct {
+	path   string
+	script *sim.Script
+}
+
+func run(args []string, stdout, stderr io.Writer) (err error) {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	loc, err := time.LoadLocation(o.tz)
+	if err != nil {
+		return fmt.Errorf("-tz: %w", err)
+	}
+	home, err := sim.New(sim.Config{WallClock: clock.NewMock(), Location: loc, Physics: sim.Physics(o.physics), StartDate: defaultStart})
+	if err != nil {
+		return err
+	}
+	var scripts []scriptFile
+	for _, path := range o.scripts {
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		s, err := home.ParseScript(bytes.NewReader(src))
+		if err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		scripts = append(scripts, scriptFile{path: path, script: s})
+	}
+	start := defaultStart
+	switch {
+	case o.start != "":
+		if start, err = parseStart(o.start, loc); err != nil {
+			return err
+		}
+	case !scripts[0].script.StartDate.IsZero():
+		start = scripts[0].script.StartDate
+	}
+	ms := start.UnixMilli()
+	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &ms}); err != nil {
+		return err
+	}
+
+	// The scripts' actions, one script after the other.
+	var failures []string
+	var end time.Duration
+	for _, sf := range scripts {
+		for _, a := range sf.script.Actions {
+			home.After(end+a.Offset, func() {
+				if err := a.Apply(home); err != nil {
+					failures = append(failures, fmt.Sprintf("%s: %v", sf.path, err))
+				}
+			})
+		}
+		end += sf.script.Duration()
+	}
+	total := end
+	if o.dur > 0 {
+		total = o.dur
+	}
+
+	// Outputs.
+	var events *bufio.Writer
+	if o.events != "" {
+		w, closeFn, err := output(o.events, stdout)
+		if err != nil {
+			return err
+		}
+		events = bufio.NewWriterSize(w, 1<<16)
+		defer func() {
+			if ferr := events.Flush(); err == nil {
+				err = ferr
+			}
+			if cerr := closeFn(); err == nil {
+				err = cerr
+			}
+		}()
+		stop := home.Observe(func(e sim.Event) {
+			events.Write(httpapi.EventJSON(e))
+			events.WriteByte('\n')
+		})
+		defer stop()
+	}
+	var samples *sampler
+	if o.csv != "" || o.plot != "" {
+		samples = newSampler(home)
+	}
+	progress := newProgress(stderr, start, total)
+
+	// Play: step by -every, sampling after each step.
+	if err := home.Advance(0); err != nil {
+		return err
+	}
+	samples.take()
+	for done := time.Duration(0); done < total; {
+		step := min(o.every, total-done)
+		if err := home.Advance(step); err != nil {
+			return err
+		}
+		done += step
+		samples.take()
+		progress.show(done, home.Now())
+	}
+	progress.finish()
+
+	if o.csv != "" {
+		w, closeFn, err := output(o.csv, stdout)
+		if err != nil {
+			return err
+		}
+		werr := samples.writeCSV(w, loc)
+		if cerr := closeFn(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	if o.plot != "" {
+		if err := samples.plot(o.plot, loc); err != nil {
+			return fmt.Errorf("-plot: %w", err)
+		}
+	}
+	for _, f := range failures {
+		fmt.Fprintln(stderr, f)
+	}
+	if len(failures) > 0 {
+		return fmt.Errorf("%d actions failed", len(failures))
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// simulate runs the command with args, its outputs in a temporary directory
+// (the names events, csv and plot in args are relative to it), and returns
+// the files written and what went to stderr.
+func simulate(t *testing.T, args ...string) (files map[string][]byte, stderr string, err error) {
+	t.Helper()
+	dir := t.TempDir()
+	for i, a := range args {
+		if i > 0 && strings.HasPrefix(args[i-1], "-") && (args[i-1] == "-events" || args[i-1] == "-csv" || args[i-1] == "-plot") && a != "-" {
+			args[i] = filepath.Join(dir, a)
+		}
+	}
+	var errb bytes.Buffer
+	err = run(args, io.Discard, &errb)
+	files = map[string][]byte{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		b, rerr := os.ReadFile(filepath.Join(dir, e.Name()))
+		if rerr != nil {
+			t.Fatal(rerr)
+		}
+		files[e.Name()] = b
+	}
+	return files, errb.String(), err
+}
+
+// TestSimulateOutputs plays two scripts one after the other and checks
+// each output, and that a second run gives the same bytes.
+func TestSimulateOutputs(t *testing.T) {
+	args := func() []string {
+		return []string{"-events", "events.jsonl", "-csv", "day.csv", "-plot", "day.svg", "-every", "15m",
+			"testdata/morning.bhv", "testdata/evening.bhv"}
+	}
+	first, stderr, err := simulate(t, args()...)
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	second, _, _ := simulate(t, args()...)
+	if diff := cmp.Diff(first, second); diff != "" {
+		t.Errorf("a second run differs (-first +second):\n%.2000s", diff)
+	}
+
+	// Events: one JSON object per line, in order, stamped in simulated time.
+	var types []string
+	sc := bufio.NewScanner(bytes.NewReader(first["events.jsonl"]))
+	var lastTime int64
+	for sc.Scan() {
+		var e struct {
+			EventType string `json:"eventType"`
+			Time      int64  `json:"time"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("event line %q: %v", sc.Text(), err)
+		}
+		if e.Time < lastTime {
+			t.Errorf("event %s at %d goes back in time", e.EventType, e.Time)
+		}
+		lastTime = e.Time
+		types = append(types, e.EventType)
+	}
+	if len(types) == 0 || types[0] != "zone-added" || !strings.Contains(strings.Join(types, " "), "person-added") {
+		t.Errorf("events = %v, want the zone first and the evening's person later", types)
+	}
+	// 06:00 + 1 h 30 of the morning + 15 min of the evening.
+	if lastTime != 1705298400000+105*60*1000 {
+		t.Errorf("last event at %d, want at the end of the evening script", lastTime)
+	}
+
+	// CSV: a header, then a row every 15 minutes from 06:00 to 07:45.
+	lines := strings.Split(strings.TrimSpace(string(first["day.csv"])), "\n")
+	wantHeader := "time,kitchen.Illuminance,kitchen.Temperature,thermometer.current_temperature"
+	if lines[0] != wantHeader {
+		t.Errorf("CSV header = %q, want %q", lines[0], wantHeader)
+	}
+	if len(lines) != 1+8 || lines[1] != "2024-01-15T06:00:00,0,290.15,290.15" || !strings.HasPrefix(lines[8], "2024-01-15T07:45:00,") {
+		t.Errorf("CSV rows = %q", lines[1:])
+	}
+	if svg := string(first["day.svg"]); !strings.HasPrefix(svg, "<?xml") || !strings.Contains(svg, "Temperature") || !strings.Contains(svg, "kitchen") {
+		t.Errorf("the plot is not an SVG of the kitchen's temperature: %.200q", svg)
+	}
+}
+
+// TestSimulatePNG draws the plot as a PNG.
+func TestSimulatePNG(t *testing.T) {
+	files, stderr, err := simulate(t, "-plot", "day.png", "-physics", "realistic", "-for", "6h", "testdata/morning.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	if !bytes.HasPrefix(files["day.png"], []byte("\x89PNG")) {
+		t.Errorf("day.png is not a PNG")
+	}
+}
+
+// TestSimulateErrors: errors name the file and the line; a failed action
+// fails the run after everything was written.
+func TestSimulateErrors(t *testing.T) {
+	_, _, err := simulate(t, "testdata/morning.bhv", "testdata/broken.bhv")
+	if err == nil || !strings.Contains(err.Error(), "testdata/broken.bhv: line 4: ") {
+		t.Errorf("a script that does not parse: %v, want its file and line", err)
+	}
+	files, stderr, err := simulate(t, "-csv", "out.csv", "testdata/morning.bhv", "testdata/failing.bhv")
+	if err == nil || !strings.Contains(stderr, "testdata/failing.bhv: line 4: ") {
+		t.Errorf("a failing action: %v, stderr %q; want an error and its file and line", err, stderr)
+	}
+	if len(files["out.csv"]) == 0 {
+		t.Errorf("the CSV was not written")
+	}
+	for _, args := range [][]string{
+		{}, {"-physics", "fancy", "testdata/morning.bhv"}, {"-plot", "x.gif", "testdata/morning.bhv"},
+		{"-every", "0s", "testdata/morning.bhv"}, {"-start", "yesterday", "testdata/morning.bhv"},
+		{"-tz", "Mars/Olympus", "testdata/morning.bhv"}, {"testdata/missing.bhv"},
+	} {
+		if err := run(args, io.Discard, io.Discard); err == nil {
+			t.Errorf("run(%q) = nil, want an error", args)
+		}
+	}
+	if err := run([]string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("run(-h) = %v, want flag.ErrHelp (exit 0)", err)
+	}
+}
+
+// TestSimulateStart: -start moves the whole run.
+func TestSimulateStart(t *testing.T) {
+	files, _, err := simulate(t, "-start", "2024-06-21T12:00:00", "-csv", "x.csv", "-every", "1h", "testdata/morning.bhv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(files["x.csv"]), "\n2024-06-21T12:00:00,") {
+		t.Errorf("CSV = %q, want rows from 2024-06-21 12:00", files["x.csv"])
+	}
+}
+
+// BenchmarkSimulateHouseDay plays a simulated day of the example house,
+// every output on: events, CSV every minute and the plot.
+func BenchmarkSimulateHouseDay(b *testing.B) {
+	dir := b.TempDir()
+	b.ReportAllocs()
+	for b.Loop() {
+		args := []string{"-for", "24h", "-events", filepath.Join(dir, "e.jsonl"), "-csv", filepath.Join(dir, "d.csv"),
+			"-plot", filepath.Join(dir, "d.svg"), "../../examples/scripts/house.bhv"}
+		if err := run(args, io.Discard, io.Discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite docs/simulate.png")
+
+// TestReadmeCommand runs the README's command and checks that the picture
+// it shows is what the command draws (rewrite it with -update).
+func TestReadmeCommand(t *testing.T) {
+	files, stderr, err := simulate(t, "-for", "24h", "-physics", "realistic",
+		"-events", "day.jsonl", "-csv", "day.csv", "-plot", "day.png", "../../examples/scripts/house.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	doc := filepath.Join("..", "..", "docs", "simulate.png")
+	if *update {
+		if err := os.WriteFile(doc, files["day.png"], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(want, files["day.png"]) {
+		t.Errorf("docs/simulate.png is not what the README's command draws: go test ./cmd/simulate -run TestReadmeCommand -update")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -213,7 +214,7 @@ type splitter struct {
 // a max-parts property.
 const DefaultMaxParts = 10_000
 
-func newSplitter(props map[string]any, _ Env) (any, error) {
+func newSplitter(props map[string]any, env Env) (any, error) {
 	sep, err := optString(props, "separator", ",")
 	if err != nil {
 		return nil, err
@@ -232,7 +233,23 @@ func newSplitter(props map[string]any, _ Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &splitter{re: re, prefix: newUUID(), maxParts: maxParts}, nil
+	return &splitter{re: re, prefix: splitterPrefix(env), maxParts: maxParts}, nil
+}
+
+// splitterBuilds numbers the splitters built by this process.
+var splitterBuilds atomic.Uint64
+
+// splitterPrefix is the start of the correlation ids of a splitter:
+// "<chain>/<component>.<n>", n counting the splitters built in the process,
+// so that a program gives the same ids every run and a splitter rebuilt by
+// UpdateProperties never reuses an id; a random one when the splitter is
+// built outside a chain.
+func splitterPrefix(env Env) string {
+	n := splitterBuilds.Add(1)
+	if env.Chain == "" || env.ID == "" {
+		return newUUID()
+	}
+	return env.Chain + "/" + env.ID + "." + strconv.FormatUint(n, 10)
 }
 
 func (s *splitter) Process(_ string, m Message, out Emitter) error {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -18,5 +20,18 @@ func TestRun(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, b.String())
 		}
+	}
+}
+
+// TestOutputGolden checks the whole output against testdata/output.golden.
+func TestOutputGolden(t *testing.T) {
+	var b strings.Builder
+	run(&b)
+	want, err := os.ReadFile(filepath.Join("testdata", "output.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("output differs from testdata/output.golden; got:\n%s", b.String())
 	}
 }

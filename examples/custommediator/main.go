@@ -6,7 +6,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log"
+	"os"
 
 	"github.com/pervasim/pervasim/mediation"
 )
@@ -76,55 +78,73 @@ var movingAverageType = mediation.Type{
 			w = int(v)
 		}
 		if w < 1 {
-			return nil, fmt.Errorf("%w: window must be a positive integer, got %v", mediation.ErrInvalid, props["window"])
+			// The engine makes this an error of kind mediation.ErrInvalid
+			// (400 over REST), naming the type.
+			return nil, fmt.Errorf("window must be a positive integer, got %v", props["window"])
 		}
 		return &movingAverage{window: w}, nil
 	},
 }
 
 func main() {
+	if err := run(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(w io.Writer) error {
 	reg := mediation.NewRegistry() // the built-ins, plus ours:
 	if err := reg.Register(movingAverageType); err != nil {
-		log.Fatal(err)
+		return err
 	}
 	e := mediation.NewEngine(mediation.Config{Registry: reg})
 	defer e.Close()
 
 	ch, err := e.CreateChain("sensors")
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	must := func(err error) {
-		if err != nil {
-			log.Fatal(err)
+	steps := []func() error{
+		func() error { _, err := ch.AddAdapter("rest-in", "in", nil); return err },
+		func() error { _, err := ch.AddMediator("moving-average", "avg", nil); return err },
+		func() error { _, err := ch.AddAdapter("rest-out", "out", nil); return err },
+		func() error { _, err := ch.Bind("in:out", "avg:in", "", nil); return err },
+		func() error { _, err := ch.Bind("avg:out", "out:in", "", nil); return err },
+		ch.Start,
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
 		}
 	}
-	_, err = ch.AddAdapter("rest-in", "in", nil)
-	must(err)
-	_, err = ch.AddMediator("moving-average", "avg", nil)
-	must(err)
-	_, err = ch.AddAdapter("rest-out", "out", nil)
-	must(err)
-	_, err = ch.Bind("in:out", "avg:in", "", nil)
-	must(err)
-	_, err = ch.Bind("avg:out", "out:in", "", nil)
-	must(err)
-	must(ch.Start())
+	fmt.Fprintln(w, "chain sensors: in -> avg (moving-average, window 3) -> out")
 
 	_, err = ch.AddMediator("moving-average", "bad", map[string]any{"window": 0})
-	fmt.Println("rejected:", err)
+	fmt.Fprintln(w, "a moving-average with window 0 is refused:", err)
 
 	for _, v := range []float64{10, 20, 30, 40} {
-		must(ch.Send("in", mediation.Message{Content: v}))
+		fmt.Fprintf(w, "send %g\n", v)
+		if err := ch.Send("in", mediation.Message{Content: v}); err != nil {
+			return err
+		}
 	}
 	// Widen the window live: the values held so far carry over.
-	_, err = ch.UpdateProperties("avg", map[string]any{"window": 4})
-	must(err)
-	must(ch.Send("in", mediation.Message{Content: 50.0}))
+	fmt.Fprintln(w, "widen the window to 4, live: the last 3 values carry over")
+	if _, err := ch.UpdateProperties("avg", map[string]any{"window": 4}); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "send 50")
+	if err := ch.Send("in", mediation.Message{Content: 50.0}); err != nil {
+		return err
+	}
 
 	msgs, err := ch.Messages("out")
-	must(err)
-	for _, m := range msgs {
-		fmt.Printf("average %.1f over %v values\n", m.Content, m.Properties["window"])
+	if err != nil {
+		return err
 	}
+	fmt.Fprintln(w, "what out received, oldest first:")
+	for _, m := range msgs {
+		fmt.Fprintf(w, "  average %.1f over %v values\n", m.Content, m.Properties["window"])
+	}
+	return nil
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,5 +32,18 @@ func TestRun(t *testing.T) {
 	}
 	if hours != 25 || !strings.Contains(b.String(), "the router handled") {
 		t.Errorf("printed %d hours, want 25:\n%s", hours, b.String())
+	}
+}
+
+// TestOutputGolden checks the whole output against testdata/output.golden.
+func TestOutputGolden(t *testing.T) {
+	var b strings.Builder
+	run(&b)
+	want, err := os.ReadFile(filepath.Join("testdata", "output.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("output differs from testdata/output.golden; got:\n%s", b.String())
 	}
 }

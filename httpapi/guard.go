@@ -72,7 +72,7 @@ func newGuard(cfg Config, platformRoot string, next http.Handler) *guard {
 		p := r.URL.Path
 		return r.Method == http.MethodOptions ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(health[p] || p == "/" || p == "/simulator" || strings.HasPrefix(p, "/simulator/"))
+				(health[p] || p == "/" || p == "/openapi.json" || p == "/simulator" || strings.HasPrefix(p, "/simulator/"))
 	}
 	events := map[string]bool{"/events": true, platformRoot + "/events": true}
 	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }

@@ -26,6 +26,7 @@ type fixture struct {
 	engine  *mediation.Engine
 	clock   *clock.Mock
 	handler *httpapi.Handler
+	noSpec  bool // do not check against the OpenAPI document (other roots)
 }
 
 func newFixture(tb testing.TB) *fixture {
@@ -58,6 +59,9 @@ func (f *fixture) doType(tb testing.TB, method, path, contentType, body string) 
 	}
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)
+	if !f.noSpec {
+		checkAgainstSpec(tb, req, []byte(body), rec)
+	}
 	return rec
 }
 

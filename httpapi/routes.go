@@ -73,6 +73,7 @@ func (s *server) routes(r *mux.Router, p, m string) {
 	events := methods{"GET": s.handleEvents()}
 	r.Handle(p+"/events", events)
 	r.Handle("/events", events)
+	r.Handle("/openapi.json", methods{"GET": s.handleOpenAPI(openAPI(p, m))})
 	r.Handle("/simulator", methods{"GET": s.handleSimulator(p)})
 	r.PathPrefix("/simulator/").Handler(methods{"GET": s.handleSimulator(p)})
 

@@ -133,6 +133,8 @@ func curl(t *testing.T, args []string) int {
 			header.Set(k, strings.TrimSpace(v))
 		case "-N":
 			stream = true
+		case "-o":
+			i++ // the body is read and dropped here
 		default:
 			if strings.HasPrefix(a, "-") {
 				t.Fatalf("curl option %s: not understood by this test", a)

@@ -207,6 +207,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  simulation     %s/%s/  (zones, devices, persons, clocks, scriptPlayer, environment)\n", base, o.platformRoot)
 	fmt.Fprintf(stdout, "  event stream   %s/%s/events\n", base, o.platformRoot)
 	fmt.Fprintf(stdout, "  mediation      %s/%s/\n", base, o.mediationRoot)
+	fmt.Fprintf(stdout, "  OpenAPI        %s/openapi.json\n", base)
 	fmt.Fprintf(stdout, "  health         %s/healthz\n", base)
 	if o.demo {
 		fmt.Fprintf(stdout, "demo: the example house is playing; open %s\n", page)

@@ -433,7 +433,7 @@ func TestPrintsWhatItServes(t *testing.T) {
 	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "tk"}, pw, io.Discard); pw.Close() }()
 	r := bufio.NewReader(pr)
 	var lines []string
-	for range 6 {
+	for range 7 {
 		l, err := r.ReadString('\n')
 		if err != nil {
 			break
@@ -444,7 +444,7 @@ func TestPrintsWhatItServes(t *testing.T) {
 	cancel()
 	<-done
 	text := strings.Join(lines, "")
-	for _, want := range []string{"listening on http://127.0.0.1:", "/simulator#token=tk", "/platform/", "/platform/events", "/mediation/", "/healthz"} {
+	for _, want := range []string{"listening on http://127.0.0.1:", "/simulator#token=tk", "/platform/", "/platform/events", "/mediation/", "/openapi.json", "/healthz"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the start lines %q do not show %q", text, want)
 		}

@@ -1,0 +1,104 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/pb33f/libopenapi"
+	validator "github.com/pb33f/libopenapi-validator"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+)
+
+var (
+	specOnce sync.Once
+	specV    validator.Validator
+	specErr  error
+)
+
+// spec returns a validator of the document the server serves at
+// /openapi.json with the default roots.
+func spec(tb testing.TB) validator.Validator {
+	tb.Helper()
+	specOnce.Do(func() {
+		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{})})
+		defer h.Close()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newRequest("GET", "/openapi.json", nil))
+		doc, err := libopenapi.NewDocument(rec.Body.Bytes())
+		if err != nil {
+			specErr = err
+			return
+		}
+		v, errs := validator.NewValidator(doc)
+		if len(errs) > 0 {
+			specErr = errs[0]
+			return
+		}
+		specV = v
+	})
+	if specErr != nil {
+		tb.Fatalf("the OpenAPI document: %v", specErr)
+	}
+	return specV
+}
+
+// TestOpenAPIDocument checks that the served document is valid OpenAPI 3.1
+// and follows the server's roots.
+func TestOpenAPIDocument(t *testing.T) {
+	v := spec(t)
+	if ok, errs := v.ValidateDocument(); !ok {
+		for _, e := range errs {
+			t.Errorf("%s: %s", e.Message, e.Reason)
+		}
+	}
+	h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{}),
+		PlatformRoot: "icasa", MediationRoot: "cilia"})
+	defer h.Close()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, newRequest("GET", "/openapi.json", nil))
+	body := rec.Body.String()
+	if !strings.Contains(body, `"/icasa/zones/zones"`) || !strings.Contains(body, `"/cilia/{chain}/bindings"`) || strings.Contains(body, `"/platform/`) {
+		t.Errorf("the document does not follow the roots icasa and cilia")
+	}
+}
+
+// checkAgainstSpec validates a request and the response it got against
+// the document: the response always, the request when it succeeded (the
+// suites send bad requests on purpose).
+func checkAgainstSpec(tb testing.TB, req *http.Request, body []byte, rec *httptest.ResponseRecorder) {
+	tb.Helper()
+	if strings.HasPrefix(req.URL.Path, "/simulator") || strings.HasSuffix(req.URL.Path, "/events") {
+		return
+	}
+	v := spec(tb)
+	res := rec.Result()
+	r2 := req.Clone(req.Context())
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	if res.StatusCode < 300 {
+		if ok, errs := v.ValidateHttpRequestSync(r2); !ok {
+			for _, e := range errs {
+				tb.Errorf("OpenAPI: request %s %s: %s (%s)", req.Method, req.URL, e.Message, e.Reason)
+			}
+		}
+		r2.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	if ok, errs := v.ValidateHttpResponse(r2, res); !ok {
+		for _, e := range errs {
+			if (res.StatusCode == http.StatusNotFound || res.StatusCode == http.StatusMethodNotAllowed) && e.ValidationType == "path" {
+				continue // no such route or method: the document rightly lacks it
+			}
+			tb.Errorf("OpenAPI: response %d to %s %s: %s (%s)", res.StatusCode, req.Method, req.URL, e.Message, e.Reason)
+			for _, f := range e.SchemaValidationErrors {
+				tb.Errorf("    %s at %s", f.Reason, f.FieldPath)
+			}
+		}
+	}
+}

@@ -36,8 +36,10 @@ func newProgress(w io.Writer, start time.Time, total time.Duration) *progress {
 	return &progress{w: w, on: isTerminal(w) && total > 0, start: start, total: total, began: now}
 }
 
-// show redraws the bar, at most ten times a real second.
-func (p *progress) show(done time.Duration, at time.Time) {
+// show redraws the bar, at most ten times a real second: the share of the
+// run done, the simulated time reached, the events written so far (with
+// -events) and the speed.
+func (p *progress) show(done time.Duration, at time.Time, events int) {
 	if !p.on {
 		return
 	}
@@ -50,8 +52,8 @@ func (p *progress) show(done time.Duration, at time.Time) {
 	frac := float64(done) / float64(p.total)
 	n := int(frac * width)
 	speed := float64(done) / float64(max(now.Sub(p.began), time.Millisecond))
-	fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%  %s  %.0f× real time ", strings.Repeat("=", n), strings.Repeat(" ", width-n),
-		100*frac, at.Format("2006-01-02 15:04"), speed)
+	fmt.Fprintf(p.w, "\r[%s%s] %3.0f%%  %s  %d events  %.0f× real time ", strings.Repeat("=", n), strings.Repeat(" ", width-n),
+		100*frac, at.Format("2006-01-02 15:04"), events, speed)
 }
 
 // finish ends the bar's line.

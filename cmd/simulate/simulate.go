@@ -164,6 +164,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 
 	// Outputs.
 	var events *bufio.Writer
+	nEvents := 0
 	if o.events != "" {
 		w, closeFn, err := output(o.events, stdout)
 		if err != nil {
@@ -181,6 +182,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		stop := home.Observe(func(e sim.Event) {
 			events.Write(httpapi.EventJSON(e))
 			events.WriteByte('\n')
+			nEvents++
 		})
 		defer stop()
 	}
@@ -202,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		done += step
 		samples.take()
-		progress.show(done, home.Now())
+		progress.show(done, home.Now(), nEvents)
 	}
 	progress.finish()
 

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -182,5 +183,22 @@ func TestReadmeCommand(t *testing.T) {
 	}
 	if !bytes.Equal(want, files["day.png"]) {
 		t.Errorf("docs/simulate.png is not what the README's command draws: go test ./cmd/simulate -run TestReadmeCommand -update")
+	}
+}
+
+// TestProgressBar draws the bar as a terminal would see it.
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	p := &progress{w: &b, on: true, start: defaultStart, total: 24 * time.Hour}
+	p.show(12*time.Hour, defaultStart.Add(12*time.Hour), 42)
+	p.finish()
+	got := b.String()
+	for _, want := range []string{"\r[===============               ]  50%", "2024-01-15 12:00", "42 events", "real time", "\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("progress bar %q lacks %q", got, want)
+		}
+	}
+	if isTerminal(&b) {
+		t.Errorf("a buffer is not a terminal")
 	}
 }

@@ -48,7 +48,7 @@ type guard struct {
 }
 
 // newGuard returns the guard of cfg in front of next.
-func newGuard(cfg Config, platformRoot string, next http.Handler) *guard {
+func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 	g := &guard{origins: map[string]bool{}, hosts: map[string]bool{}, token: cfg.Token, next: next}
 	for _, o := range cfg.AllowOrigins {
 		o = strings.TrimSpace(o)
@@ -67,14 +67,14 @@ func newGuard(cfg Config, platformRoot string, next http.Handler) *guard {
 			g.hosts[strings.TrimSuffix(h, ".")] = true
 		}
 	}
-	health := map[string]bool{"/healthz": true, platformRoot + "/healthz": true}
+	health := map[string]bool{pre + "/healthz": true, platformRoot + "/healthz": true}
 	g.exempt = func(r *http.Request) bool {
 		p := r.URL.Path
 		return r.Method == http.MethodOptions ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(health[p] || p == "/" || p == "/openapi.json" || p == "/simulator" || strings.HasPrefix(p, "/simulator/"))
+				(health[p] || p == pre+"/" || p == pre+"/openapi.json" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/"))
 	}
-	events := map[string]bool{"/events": true, platformRoot + "/events": true}
+	events := map[string]bool{pre + "/events": true, platformRoot + "/events": true}
 	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }
 	return g
 }

@@ -72,10 +72,24 @@ type Config struct {
 	// ScriptsQuota bounds the bytes of script text the player holds; an
 	// upload past it is 503 busy. Zero means [DefaultScriptsQuota].
 	ScriptsQuota int
+	// Prefix, such as "/homes/lab", is put before every path the handler
+	// serves: both roots, /simulator, /events, /healthz and /openapi.json.
+	// Empty means none. [Homes] gives each home it creates its own.
+	Prefix string
+	// Homes, when set, is served beside Home: GET /homes lists the homes
+	// (Home first, as "default"), POST /homes/{home} creates one, DELETE
+	// /homes/{home} removes it, and /homes/{home}/… is that home's
+	// simulation and mediation, at the same paths as Home's. Each home
+	// created gets this Config with its own Home, Engine and Prefix, no
+	// ScriptsDir (its scripts live in memory) and no Logger (this handler
+	// logs its requests). The caller closes Homes after the server.
+	Homes *Homes
 }
 
 // server holds the dependencies of the handlers.
 type server struct {
+	cfg        Config // as given, with the defaults filled in
+	homes      *Homes // nil: one home
 	home       *sim.Home
 	engine     *mediation.Engine
 	maxBody    int64
@@ -124,7 +138,7 @@ func NewHandler(cfg Config) *Handler {
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
-	s := &server{home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
+	s := &server{cfg: cfg, homes: cfg.Homes, home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
 		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scriptsDir: cfg.ScriptsDir,
 		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
 		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota), log: cmp.Or(cfg.Logger, slog.Default())}
@@ -136,17 +150,30 @@ func NewHandler(cfg Config) *Handler {
 		writeError(w, r, notFoundRoute(r))
 	})
 	r.MethodNotAllowedHandler = r.NotFoundHandler
+	pre := cleanPrefix(cfg.Prefix)
 	m := ""
 	if cfg.Engine != nil {
-		m = "/" + strings.Trim(cfg.MediationRoot, "/")
+		m = pre + "/" + strings.Trim(cfg.MediationRoot, "/")
 	}
-	p := "/" + strings.Trim(cfg.PlatformRoot, "/")
-	s.routes(r, p, m)
-	var h http.Handler = recoverPanics(newGuard(cfg, p, r))
+	p := pre + "/" + strings.Trim(cfg.PlatformRoot, "/")
+	s.routes(r, pre, p, m)
+	if s.homes != nil {
+		s.homeRoutes(r)
+	}
+	var h http.Handler = recoverPanics(newGuard(cfg, pre, p, r))
 	if cfg.Logger != nil {
 		h = logRequests(cfg.Logger, h)
 	}
 	return &Handler{Handler: h, srv: s}
+}
+
+// cleanPrefix returns prefix with one leading slash and no trailing one,
+// or "" for none.
+func cleanPrefix(prefix string) string {
+	if prefix = strings.Trim(prefix, "/"); prefix == "" {
+		return ""
+	}
+	return "/" + prefix
 }
 
 func notFoundRoute(r *http.Request) error {

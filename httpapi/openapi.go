@@ -37,6 +37,13 @@ func schemas() obj {
 			"code":  obj{"type": "string", "enum": errCodes, "description": "the kind of error"},
 		}},
 		"Health": obj{"type": "object", "properties": obj{"status": str("ok")}},
+		"Home": obj{"type": "object", "required": []string{"id", "platform", "mediation", "physics"}, "properties": obj{
+			"id": str("the home's name; the server's own is \"default\""), "platform": str("the path of its simulation service"),
+			"mediation": str("the path of its mediation service"), "physics": obj{"type": "string", "enum": []string{"contract", "realistic"}},
+		}},
+		"HomeCreate": obj{"type": "object", "additionalProperties": false, "description": "optional", "properties": obj{
+			"physics": obj{"type": "string", "enum": []string{"contract", "realistic"}, "description": "contract unless given"},
+		}},
 		"Zone": obj{"type": "object", "required": []string{"id", "name", "leftX", "topY", "rightX", "bottomY", "variables"}, "properties": obj{
 			"id": str("the zone's id"), "name": str("display name; the id when not set"), "isRoom": boolean("stored as sent"),
 			"leftX": integer(""), "topY": integer(""), "rightX": integer(""), "bottomY": integer(""),
@@ -213,9 +220,21 @@ func (o op) build() obj {
 	return out
 }
 
-// openAPI returns the document for the roots p (such as "/platform") and m
-// (such as "/mediation", or "" without mediation).
-func openAPI(p, m string) []byte {
+// addHomes adds the routes of the homes.
+func addHomes(add func(path, method string, o op)) {
+	home := []obj{pathParam("home", "the home's name: 1 to 64 letters, digits, - or _")}
+	add("/homes", "GET", op{summary: "Every home: the server's own (\"default\") first, then the others by name", ok: jsonBody(arrayOf(ref("Home")))})
+	add("/homes/{home}", "GET", op{summary: "A home", params: home, ok: jsonBody(ref("Home"))})
+	add("/homes/{home}", "POST", op{summary: "Create a home, with its own clock, physics, scripts and chains, served under /homes/{home}/ at the same paths as the server's own",
+		params: home, body: jsonBody(ref("HomeCreate")), ok: jsonBody(ref("Home"))})
+	add("/homes/{home}", "DELETE", op{summary: "Delete a home and stop everything it runs", params: home, ok: jsonBody(ref("Home"))})
+}
+
+// openAPI returns the document for the prefix pre ("" or such as
+// "/homes/lab"), the roots p (such as "/platform") and m (such as
+// "/mediation", or "" without mediation), both with the prefix, and, when
+// homes is set, the routes of the homes.
+func openAPI(pre, p, m string, homes bool) []byte {
 	paths := obj{}
 	add := func(path, method string, o op) {
 		item, _ := paths[path].(obj)
@@ -228,12 +247,12 @@ func openAPI(p, m string) []byte {
 	id := func(what string) []obj { return []obj{pathParam("id", "the "+what+"'s id")} }
 	j := jsonBody
 
-	add("/", "GET", op{summary: "Leads to the house plan", status: http.StatusFound, errors: []int{}})
-	add("/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
+	add(pre+"/", "GET", op{summary: "Leads to the house plan", status: http.StatusFound, errors: []int{}})
+	add(pre+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
 	add(p+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
-	add("/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}})
-	add("/simulator", "GET", op{summary: "The house plan (HTML)", ok: obj{"text/html": obj{"schema": obj{"type": "string"}}}, errors: []int{404}})
-	add("/simulator/{file}", "GET", op{summary: "The house plan's files", params: []obj{pathParam("file", "app.js, style.css, …")},
+	add(pre+"/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}})
+	add(pre+"/simulator", "GET", op{summary: "The house plan (HTML)", ok: obj{"text/html": obj{"schema": obj{"type": "string"}}}, errors: []int{404}})
+	add(pre+"/simulator/{file}", "GET", op{summary: "The house plan's files", params: []obj{pathParam("file", "app.js, style.css, …")},
 		ok: obj{"*/*": obj{"schema": obj{"type": "string"}}}, errors: []int{404}})
 
 	add(p+"/zones/zones", "GET", op{summary: "Every zone, in creation order", ok: j(arrayOf(ref("Zone")))})
@@ -314,7 +333,10 @@ func openAPI(p, m string) []byte {
 			queryParam("access_token", "the server's token, for browsers' EventSource")},
 		ok: obj{"text/event-stream": obj{"schema": obj{"type": "string"}}}, errors: []int{403, 404, 503}}
 	add(p+"/events", "GET", events)
-	add("/events", "GET", events)
+	add(pre+"/events", "GET", events)
+	if homes {
+		addHomes(add)
+	}
 
 	if m != "" {
 		chain := pathParam("chain", "the chain's id")

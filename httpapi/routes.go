@@ -8,14 +8,15 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
-// routes lists every route of the server. p is the simulation root, such as
-// "/platform"; m the mediation root, such as "/mediation", or "" when the
-// server has no mediation engine.
-func (s *server) routes(r *mux.Router, p, m string) {
+// routes lists every route of the server. pre is the prefix of every path
+// ("" or such as "/homes/lab"); p is the simulation root, such as
+// "/platform" (with the prefix); m the mediation root, such as "/mediation",
+// or "" when the server has no mediation engine.
+func (s *server) routes(r *mux.Router, pre, p, m string) {
 	// The root leads to the house plan.
-	r.Handle("/", methods{"GET": http.RedirectHandler("/simulator", http.StatusFound)})
+	r.Handle(pre+"/", methods{"GET": http.RedirectHandler(pre+"/simulator", http.StatusFound)})
 	health := methods{"GET": s.handleHealth()}
-	r.Handle("/healthz", health)
+	r.Handle(pre+"/healthz", health)
 	r.Handle(p+"/healthz", health)
 
 	r.Handle(p+"/zones/zones", methods{"GET": s.handleZoneList()})
@@ -72,10 +73,10 @@ func (s *server) routes(r *mux.Router, p, m string) {
 
 	events := methods{"GET": s.handleEvents()}
 	r.Handle(p+"/events", events)
-	r.Handle("/events", events)
-	r.Handle("/openapi.json", methods{"GET": s.handleOpenAPI(openAPI(p, m))})
-	r.Handle("/simulator", methods{"GET": s.handleSimulator(p)})
-	r.PathPrefix("/simulator/").Handler(methods{"GET": s.handleSimulator(p)})
+	r.Handle(pre+"/events", events)
+	r.Handle(pre+"/openapi.json", methods{"GET": s.handleOpenAPI(openAPI(pre, p, m, s.homes != nil))})
+	r.Handle(pre+"/simulator", methods{"GET": s.handleSimulator(pre, p)})
+	r.PathPrefix(pre+"/simulator/").Handler(methods{"GET": s.handleSimulator(pre, p)})
 
 	if m == "" {
 		return

@@ -45,7 +45,7 @@ const (
 // is the simulation root, such as "/platform". index.html gets the root and
 // its asset paths as URLs relative to the requested path, so that the page
 // works under any root and behind a proxy that adds a path prefix.
-func (s *server) handleSimulator(platformRoot string) http.Handler {
+func (s *server) handleSimulator(pre, platformRoot string) http.Handler {
 	files, err := fs.Sub(webFiles, "web")
 	if err != nil {
 		panic(err) // the embedded tree always has web/
@@ -54,10 +54,10 @@ func (s *server) handleSimulator(platformRoot string) http.Handler {
 	if err != nil {
 		panic(err)
 	}
-	root := strings.Trim(platformRoot, "/")
+	root := strings.Trim(strings.TrimPrefix(platformRoot, pre), "/")
 	start := time.Now()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
+		p := strings.TrimPrefix(r.URL.Path, pre)
 		name := strings.TrimPrefix(p, "/simulator/")
 		if p == "/simulator" || name == "" {
 			name = "index.html"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -43,6 +44,7 @@ type options struct {
 	maxChains       int
 	maxComponents   int
 	maxBindings     int
+	maxHomes        int
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -65,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxChains, "max-chains", mediation.DefaultMaxChains, "most mediation chains")
 	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
+	fs.IntVar(&o.maxHomes, "max-homes", httpapi.DefaultMaxHomes, "most homes created under /homes beside the server's own")
 	fs.StringVar(&o.logFormat, "log", "text", "request log on stderr: text, json or off")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
@@ -83,7 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-platform-root and -mediation-root must differ")
 	}
 	for name, v := range map[string]int{"-max-event-clients": o.maxEventClients, "-scripts-quota": o.scriptsQuota,
-		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings} {
+		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings, "-max-homes": o.maxHomes} {
 		if v < 1 {
 			return o, fmt.Errorf("%s must be at least 1", name)
 		}
@@ -146,28 +149,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.demo {
 		physics = sim.PhysicsRealistic
 	}
-	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
-	if err != nil {
-		return err
-	}
 	if o.scriptsDir != "" {
 		if err := os.MkdirAll(o.scriptsDir, 0o755); err != nil {
 			return fmt.Errorf("-scripts: %w", err)
 		}
 	}
-	engine := mediation.NewEngine(mediation.Config{Output: stdout, SendTimeout: o.sendTimeout, MaxDeliveries: o.maxDeliveries,
-		MaxChains: o.maxChains, MaxComponents: o.maxComponents, MaxBindings: o.maxBindings})
-	defer engine.Close()
-	devices, err := bridge.New(home, engine) // the device-in and device-out adapters
+	build := func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+		return buildHome(o, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout)
+	}
+	parts, err := buildHome(o, loc, physics, stdout)
 	if err != nil {
 		return err
 	}
-	defer devices.Close()
+	defer parts.Stop()
+	home, engine := parts.Home, parts.Engine
 	if o.demo {
 		if err := setupDemo(home, engine); err != nil {
 			return err
 		}
 	}
+	homes := httpapi.NewHomes(build, o.maxHomes)
+	defer homes.Close()
 	handler := httpapi.NewHandler(httpapi.Config{
 		Home:            home,
 		Engine:          engine,
@@ -180,6 +182,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Logger:          logger,
 		ScriptsQuota:    o.scriptsQuota,
 		ScriptsDir:      o.scriptsDir,
+		Homes:           homes,
 	})
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -194,6 +197,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ErrorLog:          slog.NewLogLogger(slog.NewTextHandler(stderr, nil), slog.LevelWarn),
 	}
 	srv.RegisterOnShutdown(handler.Close) // end the event streams, or Shutdown waits for them
+	srv.RegisterOnShutdown(homes.Close)   // and those of the other homes
 	if o.token == "" && !loopback(ln.Addr()) {
 		fmt.Fprintf(stderr, "warning: %s is reachable from other machines and has no -token: anyone who can reach it can change the home\n", ln.Addr())
 	}
@@ -207,17 +211,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  simulation     %s/%s/  (zones, devices, persons, clocks, scriptPlayer, environment)\n", base, o.platformRoot)
 	fmt.Fprintf(stdout, "  event stream   %s/%s/events\n", base, o.platformRoot)
 	fmt.Fprintf(stdout, "  mediation      %s/%s/\n", base, o.mediationRoot)
+	fmt.Fprintf(stdout, "  more homes     %s/homes  (POST /homes/<name> makes one, served under /homes/<name>/)\n", base)
 	fmt.Fprintf(stdout, "  OpenAPI        %s/openapi.json\n", base)
 	fmt.Fprintf(stdout, "  health         %s/healthz\n", base)
 	if o.demo {
 		fmt.Fprintf(stdout, "demo: the example house is playing; open %s\n", page)
 	}
-
-	// The live driver: simulated time follows the wall clock.
-	simCtx, stopSim := context.WithCancel(context.Background())
-	simDone := make(chan struct{})
-	go func() { home.Run(simCtx); close(simDone) }()
-	defer func() { stopSim(); <-simDone }()
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -236,6 +235,32 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// buildHome builds a home, its mediation engine and the bridge between
+// them, and starts its live driver (simulated time follows the wall clock).
+// The parts' Stop stops them all.
+func buildHome(o options, loc *time.Location, physics sim.Physics, stdout io.Writer) (httpapi.HomeParts, error) {
+	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
+	if err != nil {
+		return httpapi.HomeParts{}, err
+	}
+	engine := mediation.NewEngine(mediation.Config{Output: stdout, SendTimeout: o.sendTimeout, MaxDeliveries: o.maxDeliveries,
+		MaxChains: o.maxChains, MaxComponents: o.maxComponents, MaxBindings: o.maxBindings})
+	devices, err := bridge.New(home, engine) // the device-in and device-out adapters
+	if err != nil {
+		engine.Close()
+		return httpapi.HomeParts{}, err
+	}
+	ctx, stopSim := context.WithCancel(context.Background())
+	simDone := make(chan struct{})
+	go func() { home.Run(ctx); close(simDone) }()
+	return httpapi.HomeParts{Home: home, Engine: engine, Stop: func() {
+		stopSim()
+		<-simDone
+		devices.Close()
+		engine.Close()
+	}}, nil
 }
 
 // version returns the module's version, and the commit it was built from

@@ -433,7 +433,7 @@ func TestPrintsWhatItServes(t *testing.T) {
 	go func() { done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-token", "tk"}, pw, io.Discard); pw.Close() }()
 	r := bufio.NewReader(pr)
 	var lines []string
-	for range 7 {
+	for range 8 {
 		l, err := r.ReadString('\n')
 		if err != nil {
 			break
@@ -444,9 +444,58 @@ func TestPrintsWhatItServes(t *testing.T) {
 	cancel()
 	<-done
 	text := strings.Join(lines, "")
-	for _, want := range []string{"listening on http://127.0.0.1:", "/simulator#token=tk", "/platform/", "/platform/events", "/mediation/", "/openapi.json", "/healthz"} {
+	for _, want := range []string{"listening on http://127.0.0.1:", "/simulator#token=tk", "/platform/", "/platform/events", "/mediation/", "/homes", "/openapi.json", "/healthz"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the start lines %q do not show %q", text, want)
 		}
+	}
+}
+
+// TestHomes: the server makes homes of either physics model beside its own,
+// each at the same paths under /homes/<name>/, and shuts down with an event
+// stream of one of them open.
+func TestHomes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-max-homes", "2"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	base := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	for _, c := range []call{
+		{method: "POST", path: "/homes/lab", body: `{"physics":"realistic"}`, status: 200,
+			want: `{"id":"lab","platform":"/homes/lab/platform","mediation":"/homes/lab/mediation","physics":"realistic"}`},
+		{method: "POST", path: "/homes/office", status: 200},
+		{method: "POST", path: "/homes/third", status: 503},
+		{method: "POST", path: "/homes/lab/platform/zones/zone", body: `{"zoneId":"kitchen","leftX":0,"topY":0,"rightX":100,"bottomY":100}`, status: 200},
+		{method: "GET", path: "/homes/office/platform/zones/zones", status: 200, want: `[]`},
+		{method: "GET", path: "/platform/zones/zones", status: 200, want: `[]`},
+		{method: "POST", path: "/homes/office/mediation/c", status: 200},
+		{method: "DELETE", path: "/homes/office", status: 200},
+		{method: "GET", path: "/homes/office/mediation/c", status: 404},
+	} {
+		c.do(t, base)
+	}
+	res, err := http.Get(base + "/homes/lab/platform/events")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run = %v after shutdown", err)
+		}
+	case <-time.After(15 * time.Second): // a hang, not a speed check
+		t.Fatal("run did not return after shutdown with a home's event stream open")
 	}
 }

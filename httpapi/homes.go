@@ -1,0 +1,317 @@
+package httpapi
+
+import (
+	"bytes"
+	"cmp"
+	"strings"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/gorilla/mux"
+
+	"github.com/pervasim/pervasim/internal/errkind"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// DefaultHome is the name of the home a server serves at the contract's
+// paths, outside /homes/.
+const DefaultHome = "default"
+
+// DefaultMaxHomes is the default bound of the homes a [Homes] creates.
+const DefaultMaxHomes = 1000
+
+// HomeSpec is what a request to create a home may choose. HomeSpec is a
+// plain value, safe for concurrent use as long as nobody modifies it.
+type HomeSpec struct {
+	// Physics is the physics model: "contract" (the default) or
+	// "realistic".
+	Physics string `json:"physics,omitempty"`
+}
+
+// HomeParts is what a [HomeFactory] builds for one home. HomeParts is a
+// plain value, safe for concurrent use as long as nobody modifies it.
+type HomeParts struct {
+	// Home is the home's simulation. Required.
+	Home *sim.Home
+	// Engine is the home's mediation engine. Required.
+	Engine *mediation.Engine
+	// Stop stops everything the factory started for the home (its
+	// simulation driver, its bridge, its engine, …); it is called once,
+	// when the home is deleted or the server closes. Nil means nothing to
+	// stop.
+	Stop func()
+}
+
+// HomeFactory builds the parts of a new home named name, as spec asks. An
+// error of kind Invalid (an unknown physics model, say) is 400 over REST.
+// It must be safe for concurrent use.
+type HomeFactory func(name string, spec HomeSpec) (HomeParts, error)
+
+// Homes holds the homes a server creates beside its default home, each
+// with its own clock, physics, scripts, chains and everything its
+// [HomeFactory] gives it, served under /homes/{home}/ with the same paths as
+// the default home. Give it to [Config].Homes; create it with [NewHomes].
+// Homes is safe for concurrent use.
+type Homes struct {
+	factory HomeFactory
+	max     int
+
+	mu     sync.RWMutex
+	homes  map[string]*homeEntry
+	closed bool
+}
+
+// homeEntry is one home of a Homes.
+type homeEntry struct {
+	name    string
+	parts   HomeParts
+	handler *Handler
+}
+
+// NewHomes returns an empty set of homes built by factory, holding at most
+// max homes (zero means [DefaultMaxHomes]).
+func NewHomes(factory HomeFactory, max int) *Homes {
+	if max <= 0 {
+		max = DefaultMaxHomes
+	}
+	return &Homes{factory: factory, max: max, homes: map[string]*homeEntry{}}
+}
+
+// ValidHomeName reports whether name can name a home: 1 to 64 ASCII
+// letters, digits, '-' and '_', so that it is one segment of a path, of a
+// NATS subject and of an MQTT topic. ValidHomeName is safe for concurrent
+// use.
+func ValidHomeName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// HomeInfo describes a home, as GET /homes lists it. HomeInfo is a plain
+// value, safe for concurrent use as long as nobody modifies it.
+type HomeInfo struct {
+	// ID is the home's name.
+	ID string `json:"id"`
+	// Platform is the path of the home's simulation service.
+	Platform string `json:"platform"`
+	// Mediation is the path of the home's mediation service.
+	Mediation string `json:"mediation"`
+	// Physics is the home's physics model.
+	Physics string `json:"physics"`
+}
+
+// create adds the home name, built from the parent handler's config cfg.
+func (hs *Homes) create(cfg Config, name string, spec HomeSpec) (HomeInfo, error) {
+	if name == DefaultHome {
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "home %q exists: it is the server's own, at the contract's paths", name)
+	}
+	if !ValidHomeName(name) {
+		return HomeInfo{}, invalidf("home name %q: want 1 to 64 letters, digits, - or _", name)
+	}
+	if spec.Physics != "" && spec.Physics != string(sim.PhysicsContract) && spec.Physics != string(sim.PhysicsRealistic) {
+		return HomeInfo{}, invalidf("physics %q: want contract or realistic", spec.Physics)
+	}
+	// Reserve the name first, so that two requests for one name build one
+	// home, and the factory runs without the lock.
+	hs.mu.Lock()
+	switch {
+	case hs.closed:
+		hs.mu.Unlock()
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the server is shutting down")
+	case hs.homes[name] != nil:
+		hs.mu.Unlock()
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "home %q exists", name)
+	case len(hs.homes) >= hs.max:
+		hs.mu.Unlock()
+		return HomeInfo{}, errkind.Errorf(errkind.Busy, "the server holds %d homes, the most it keeps (-max-homes); delete one first", hs.max)
+	}
+	e := &homeEntry{name: name}
+	hs.homes[name] = e
+	hs.mu.Unlock()
+
+	parts, err := hs.factory(name, spec)
+	if err == nil && (parts.Home == nil || parts.Engine == nil) {
+		err = errkind.Errorf(errkind.Invalid, "the home factory built no home or no engine")
+	}
+	if err != nil {
+		hs.mu.Lock()
+		delete(hs.homes, name)
+		hs.mu.Unlock()
+		return HomeInfo{}, err
+	}
+	c := cfg
+	c.Home, c.Engine, c.Homes = parts.Home, parts.Engine, nil
+	c.Prefix = "/homes/" + name
+	c.ScriptsDir = "" // a home's scripts live with it, in memory
+	c.Logger = nil    // the parent logs its requests
+	h := NewHandler(c)
+
+	hs.mu.Lock()
+	e.parts, e.handler = parts, h
+	closed := hs.closed
+	hs.mu.Unlock()
+	if closed { // Close ran meanwhile and left this one to us
+		e.stop()
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the server is shutting down")
+	}
+	return e.info(cfg), nil
+}
+
+// info describes e.
+func (e *homeEntry) info(cfg Config) HomeInfo {
+	return homeInfo(e.name, "/homes/"+e.name, cfg, e.parts.Home)
+}
+
+func homeInfo(name, pre string, cfg Config, home *sim.Home) HomeInfo {
+	return HomeInfo{ID: name, Platform: pre + "/" + trimRoot(cfg.PlatformRoot, "platform"),
+		Mediation: pre + "/" + trimRoot(cfg.MediationRoot, "mediation"), Physics: string(home.Physics())}
+}
+
+// stop ends what the home runs: its event streams, then its parts.
+func (e *homeEntry) stop() {
+	e.handler.Close()
+	if e.parts.Stop != nil {
+		e.parts.Stop()
+	}
+}
+
+// lookup returns the home name, ready to serve, or a NotFound error.
+func (hs *Homes) lookup(name string) (*homeEntry, error) {
+	hs.mu.RLock()
+	e := hs.homes[name]
+	hs.mu.RUnlock()
+	if e == nil || e.handler == nil {
+		return nil, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
+	}
+	return e, nil
+}
+
+// remove deletes the home name and stops everything it runs.
+func (hs *Homes) remove(cfg Config, name string) (HomeInfo, error) {
+	if name == DefaultHome {
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the default home cannot be deleted; DELETE %s/simulation empties it", cfg.PlatformRoot)
+	}
+	hs.mu.Lock()
+	e := hs.homes[name]
+	if e == nil || e.handler == nil {
+		hs.mu.Unlock()
+		return HomeInfo{}, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
+	}
+	delete(hs.homes, name)
+	hs.mu.Unlock()
+	e.stop()
+	return e.info(cfg), nil
+}
+
+// list returns the homes built, sorted by name.
+func (hs *Homes) list(cfg Config) []HomeInfo {
+	hs.mu.RLock()
+	out := make([]HomeInfo, 0, len(hs.homes))
+	for _, e := range hs.homes {
+		if e.handler != nil {
+			out = append(out, e.info(cfg))
+		}
+	}
+	hs.mu.RUnlock()
+	slices.SortFunc(out, func(a, b HomeInfo) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// Len returns the number of homes created and not deleted.
+func (hs *Homes) Len() int {
+	hs.mu.RLock()
+	defer hs.mu.RUnlock()
+	return len(hs.homes)
+}
+
+// Close deletes every home and stops everything they run; later creations
+// are 409. Close is safe to call more than once.
+func (hs *Homes) Close() {
+	hs.mu.Lock()
+	hs.closed = true
+	var entries []*homeEntry
+	for name, e := range hs.homes {
+		if e.handler != nil { // one being built is stopped by its creator
+			entries = append(entries, e)
+		}
+		delete(hs.homes, name)
+	}
+	hs.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, e := range entries {
+		wg.Go(e.stop)
+	}
+	wg.Wait()
+}
+
+// trimRoot returns root without slashes, or def when it is empty.
+func trimRoot(root, def string) string {
+	return cmp.Or(strings.Trim(root, "/"), def)
+}
+
+// homeRoutes adds the routes of the homes to r.
+func (s *server) homeRoutes(r *mux.Router) {
+	r.Handle("/homes", methods{"GET": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out := append([]HomeInfo{homeInfo(DefaultHome, "", s.cfg, s.home)}, s.homes.list(s.cfg)...)
+		encode(w, http.StatusOK, out)
+	})})
+	r.Handle("/homes/{home}", methods{
+		"GET": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			name := mux.Vars(r)["home"]
+			if name == DefaultHome {
+				encode(w, http.StatusOK, homeInfo(DefaultHome, "", s.cfg, s.home))
+				return
+			}
+			e, err := s.homes.lookup(name)
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			encode(w, http.StatusOK, e.info(s.cfg))
+		}),
+		"POST": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, err := readBody(w, r, s.maxBody)
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			var spec HomeSpec
+			if len(bytes.TrimSpace(body)) > 0 {
+				dec := json.NewDecoder(bytes.NewReader(body))
+				dec.DisallowUnknownFields()
+				if err := dec.Decode(&spec); err != nil {
+					writeError(w, r, invalidf("the body must be a JSON object with an optional \"physics\": %v", err))
+					return
+				}
+				if dec.More() {
+					writeError(w, r, invalidf("the body must hold one JSON object"))
+					return
+				}
+			}
+			info, err := s.homes.create(s.cfg, mux.Vars(r)["home"], spec)
+			respond(w, r, info, err)
+		}),
+		"DELETE": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			info, err := s.homes.remove(s.cfg, mux.Vars(r)["home"])
+			respond(w, r, info, err)
+		}),
+	})
+	r.PathPrefix("/homes/{home}/").Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e, err := s.homes.lookup(mux.Vars(r)["home"])
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		e.handler.ServeHTTP(w, r)
+	}))
+}

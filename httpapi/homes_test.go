@@ -1,0 +1,256 @@
+package httpapi_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/bridge"
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// homesFixture is a fixture whose handler also serves homes, each built
+// as the server builds them: a home, an engine and a bridge between them.
+type homesFixture struct {
+	*fixture
+	homes   *httpapi.Homes
+	built   atomic.Int64
+	stopped atomic.Int64
+	mu      sync.Mutex
+	parts   map[string]httpapi.HomeParts
+}
+
+func newHomesFixture(tb testing.TB, max int) *homesFixture {
+	tb.Helper()
+	f := &homesFixture{fixture: newFixture(tb), parts: map[string]httpapi.HomeParts{}}
+	f.homes = httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+		mock := clock.NewMock()
+		mock.Set(epoch)
+		home, err := sim.New(sim.Config{WallClock: mock, Location: time.UTC, Physics: sim.Physics(spec.Physics)})
+		if err != nil {
+			return httpapi.HomeParts{}, err
+		}
+		engine := mediation.NewEngine(mediation.Config{Clock: mock})
+		b, err := bridge.New(home, engine)
+		if err != nil {
+			return httpapi.HomeParts{}, err
+		}
+		f.built.Add(1)
+		p := httpapi.HomeParts{Home: home, Engine: engine, Stop: func() {
+			b.Close()
+			engine.Close()
+			f.stopped.Add(1)
+		}}
+		f.mu.Lock()
+		f.parts[name] = p
+		f.mu.Unlock()
+		return p, nil
+	}, max)
+	f.handler = httpapi.NewHandler(httpapi.Config{Home: f.home, Engine: f.engine, Homes: f.homes})
+	tb.Cleanup(f.homes.Close)
+	return f
+}
+
+func TestHomesRoutes(t *testing.T) {
+	home := func(id, physics string) string {
+		return fmt.Sprintf(`{"id":%q,"platform":"/homes/%s/platform","mediation":"/homes/%s/mediation","physics":%q}`, id, id, id, physics)
+	}
+	def := `{"id":"default","platform":"/platform","mediation":"/mediation","physics":"contract"}`
+	tests := []struct {
+		name   string
+		given  []step
+		req    step
+		status int
+		want   string
+		code   string
+	}{
+		{name: "only the default home", req: step{"GET", "/homes", ""}, status: 200, want: "[" + def + "]"},
+		{name: "create", req: step{"POST", "/homes/lab", ""}, status: 200, want: home("lab", "contract")},
+		{name: "create realistic", req: step{"POST", "/homes/lab", `{"physics":"realistic"}`}, status: 200, want: home("lab", "realistic")},
+		{name: "list, by name after the default", given: []step{{"POST", "/homes/b", ""}, {"POST", "/homes/a", ""}},
+			req: step{"GET", "/homes", ""}, status: 200, want: "[" + def + "," + home("a", "contract") + "," + home("b", "contract") + "]"},
+		{name: "get", given: []step{{"POST", "/homes/lab", ""}}, req: step{"GET", "/homes/lab", ""}, status: 200, want: home("lab", "contract")},
+		{name: "get default", req: step{"GET", "/homes/default", ""}, status: 200, want: def},
+		{name: "get unknown", req: step{"GET", "/homes/nope", ""}, status: 404, code: "not_found"},
+		{name: "twice", given: []step{{"POST", "/homes/lab", ""}}, req: step{"POST", "/homes/lab", ""}, status: 409, code: "conflict"},
+		{name: "the default's name", req: step{"POST", "/homes/default", ""}, status: 409, code: "conflict"},
+		{name: "bad name", req: step{"POST", "/homes/a.b", ""}, status: 400, code: "invalid"},
+		{name: "name too long", req: step{"POST", "/homes/" + strings.Repeat("x", 65), ""}, status: 400, code: "invalid"},
+		{name: "bad physics", req: step{"POST", "/homes/lab", `{"physics":"magic"}`}, status: 400, code: "invalid"},
+		{name: "unknown field", req: step{"POST", "/homes/lab", `{"colour":"red"}`}, status: 400, code: "invalid"},
+		{name: "not JSON", req: step{"POST", "/homes/lab", `{`}, status: 400, code: "invalid"},
+		{name: "delete", given: []step{{"POST", "/homes/lab", ""}}, req: step{"DELETE", "/homes/lab", ""}, status: 200, want: home("lab", "contract")},
+		{name: "delete unknown", req: step{"DELETE", "/homes/lab", ""}, status: 404, code: "not_found"},
+		{name: "delete the default", req: step{"DELETE", "/homes/default", ""}, status: 409, code: "conflict"},
+		{name: "deleted home's paths", given: []step{{"POST", "/homes/lab", ""}, {"DELETE", "/homes/lab", ""}},
+			req: step{"GET", "/homes/lab/platform/zones/zones", ""}, status: 404, code: "not_found"},
+		{name: "unknown home's paths", req: step{"GET", "/homes/nope/platform/zones/zones", ""}, status: 404, code: "not_found"},
+		{name: "a home's path", given: []step{{"POST", "/homes/lab", ""}}, req: step{"GET", "/homes/lab/platform/zones/zones", ""}, status: 200, want: `[]`},
+		{name: "a home's unknown path", given: []step{{"POST", "/homes/lab", ""}}, req: step{"GET", "/homes/lab/platform/nope", ""}, status: 404, code: "not_found"},
+		{name: "a home's mediation", given: []step{{"POST", "/homes/lab", ""}, {"POST", "/homes/lab/mediation/c", ""}},
+			req: step{"GET", "/homes/lab/mediation/", ""}, status: 200, want: `{"chains":["c"]}`},
+		{name: "wrong method", req: step{"PUT", "/homes/lab", ""}, status: 405, code: "method_not_allowed"},
+		{name: "the most homes", given: []step{{"POST", "/homes/a", ""}, {"POST", "/homes/b", ""}, {"POST", "/homes/c", ""}},
+			req: step{"POST", "/homes/d", ""}, status: 503, code: "busy"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newHomesFixture(t, 3)
+			for _, g := range tt.given {
+				f.mustDo(t, g.method, g.path, g.body)
+			}
+			rec := f.do(t, tt.req.method, tt.req.path, tt.req.body)
+			if rec.Code != tt.status {
+				t.Fatalf("%s %s = %d %s, want %d", tt.req.method, tt.req.path, rec.Code, rec.Body, tt.status)
+			}
+			if tt.want != "" {
+				if d := jsonDiff(t, tt.want, rec.Body.String()); d != "" {
+					t.Errorf("body (-want +got):\n%s", d)
+				}
+			}
+			if tt.code != "" {
+				if got := errorCode(t, rec.Body.String()); got != tt.code {
+					t.Errorf("code = %q, want %q", got, tt.code)
+				}
+			}
+		})
+	}
+}
+
+// TestHomesDoNotShare creates 100 homes at once and gives each the same
+// zone, device, person, clock change and chain with different values; each
+// home then holds its own and nothing of the others', and the default home
+// nothing at all. Deleting them stops everything each ran.
+func TestHomesDoNotShare(t *testing.T) {
+	const n = 100
+	f := newHomesFixture(t, n)
+	name := func(i int) string { return fmt.Sprintf("h%03d", i) }
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			pre := "/homes/" + name(i)
+			f.mustDo(t, "POST", "/homes/"+name(i), "")
+			for _, s := range []step{
+				{"POST", pre + "/platform/zones/zone", fmt.Sprintf(`{"zoneId":"kitchen","leftX":%d,"topY":0,"rightX":%d,"bottomY":100}`, i, i+100)},
+				{"POST", pre + "/platform/devices/device", fmt.Sprintf(`{"deviceId":"lamp-%d","type":"iCasa.BinaryLight"}`, i)},
+				{"POST", pre + "/platform/persons/person", fmt.Sprintf(`{"personId":"p%d","type":"Grandfather"}`, i)},
+				{"PUT", pre + "/platform/clocks/clock/default", fmt.Sprintf(`{"factor":%d}`, i+1)},
+				{"POST", pre + "/mediation/c" + name(i), ""},
+				{"POST", pre + "/mediation/c" + name(i) + "/adapter/rest-in/in", ""},
+				{"POST", pre + "/mediation/c" + name(i) + "/adapter/rest-out/out", ""},
+				{"POST", pre + "/mediation/c" + name(i) + "/bindings", `{"from":"in:out","to":"out:in"}`},
+				{"POST", pre + "/mediation/runtime/c" + name(i) + "/components/in/data", fmt.Sprintf(`{"home":%d}`, i)},
+			} {
+				f.mustDo(t, s.method, s.path, s.body)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	for i := range n {
+		pre := "/homes/" + name(i)
+		var zones []struct {
+			ID    string `json:"id"`
+			LeftX int    `json:"leftX"`
+		}
+		decode(t, f.mustDo(t, "GET", pre+"/platform/zones/zones", ""), &zones)
+		if d := cmp.Diff([]struct {
+			ID    string `json:"id"`
+			LeftX int    `json:"leftX"`
+		}{{"kitchen", i}}, zones); d != "" {
+			t.Errorf("%s zones (-want +got):\n%s", name(i), d)
+		}
+		var devices, persons []struct {
+			ID string `json:"id"`
+		}
+		decode(t, f.mustDo(t, "GET", pre+"/platform/devices/devices", ""), &devices)
+		decode(t, f.mustDo(t, "GET", pre+"/platform/persons/persons", ""), &persons)
+		if len(devices) != 1 || devices[0].ID != fmt.Sprintf("lamp-%d", i) || len(persons) != 1 || persons[0].ID != fmt.Sprintf("p%d", i) {
+			t.Errorf("%s holds devices %v and persons %v", name(i), devices, persons)
+		}
+		var clk struct {
+			Factor float64 `json:"factor"`
+		}
+		decode(t, f.mustDo(t, "GET", pre+"/platform/clocks/clock/default", ""), &clk)
+		if clk.Factor != float64(i+1) {
+			t.Errorf("%s clock factor = %v, want %d", name(i), clk.Factor, i+1)
+		}
+		got := f.mustDo(t, "GET", pre+"/mediation/", "").Body.String()
+		if d := jsonDiff(t, fmt.Sprintf(`{"chains":["c%s"]}`, name(i)), got); d != "" {
+			t.Errorf("%s chains (-want +got):\n%s", name(i), d)
+		}
+		got = f.mustDo(t, "GET", pre+"/mediation/runtime/c"+name(i)+"/components/out/data", "").Body.String()
+		if d := jsonDiff(t, fmt.Sprintf(`{"messages":[{"content":{"home":%d},"properties":{}}]}`, i), got); d != "" {
+			t.Errorf("%s messages (-want +got):\n%s", name(i), d)
+		}
+	}
+	// The default home saw none of it.
+	for _, p := range []string{"/platform/zones/zones", "/platform/devices/devices", "/platform/persons/persons"} {
+		if got := f.mustDo(t, "GET", p, "").Body.String(); strings.TrimSpace(got) != "[]" {
+			t.Errorf("default home %s = %s, want []", p, got)
+		}
+	}
+	if got := f.mustDo(t, "GET", "/mediation/", "").Body.String(); strings.TrimSpace(got) != `{"chains":[]}` {
+		t.Errorf("default home's chains = %s", got)
+	}
+	var list []httpapi.HomeInfo
+	decode(t, f.mustDo(t, "GET", "/homes", ""), &list)
+	if len(list) != n+1 {
+		t.Fatalf("GET /homes lists %d homes, want %d", len(list), n+1)
+	}
+
+	for i := range n {
+		wg.Go(func() { f.mustDo(t, "DELETE", "/homes/"+name(i), "") })
+	}
+	wg.Wait()
+	if built, stopped := f.built.Load(), f.stopped.Load(); built != n || stopped != n {
+		t.Errorf("built %d homes and stopped %d, want %d and %d", built, stopped, n, n)
+	}
+	if f.homes.Len() != 0 {
+		t.Errorf("%d homes left", f.homes.Len())
+	}
+	// What a deleted home ran is closed: its engine takes no chain.
+	if _, err := f.parts[name(0)].Engine.CreateChain("again"); err == nil {
+		t.Errorf("a deleted home's engine still creates chains")
+	}
+}
+
+// TestHomePages checks that a home's house plan and document follow its
+// prefix.
+func TestHomePages(t *testing.T) {
+	f := newHomesFixture(t, 0)
+	f.mustDo(t, "POST", "/homes/lab", "")
+	page := serve(f.handler, "GET", "/homes/lab/simulator")
+	if page.Code != http.StatusOK || !strings.Contains(page.Body.String(), `content="platform"`) {
+		t.Errorf("GET /homes/lab/simulator = %d, want the page with the relative root platform:\n%.300s", page.Code, page.Body)
+	}
+	if rec := serve(f.handler, "GET", "/homes/lab/"); rec.Code != http.StatusFound || rec.Header().Get("Location") != "/homes/lab/simulator" {
+		t.Errorf("GET /homes/lab/ = %d to %q", rec.Code, rec.Header().Get("Location"))
+	}
+	doc := serve(f.handler, "GET", "/homes/lab/openapi.json").Body.String()
+	if !strings.Contains(doc, `"/homes/lab/platform/zones/zones"`) || strings.Contains(doc, `"/homes"`) {
+		t.Errorf("a home's document does not follow its prefix")
+	}
+	if rec := serve(f.handler, "GET", "/homes/lab/healthz"); rec.Code != http.StatusOK {
+		t.Errorf("GET /homes/lab/healthz = %d", rec.Code)
+	}
+}
+
+func decode(tb testing.TB, rec interface{ Result() *http.Response }, v any) {
+	tb.Helper()
+	if err := json.NewDecoder(rec.Result().Body).Decode(v); err != nil {
+		tb.Fatalf("decode: %v", err)
+	}
+}

@@ -3,10 +3,10 @@ package httpapi
 import (
 	"bytes"
 	"cmp"
-	"strings"
 	"encoding/json"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/gorilla/mux"

@@ -76,7 +76,7 @@ func (s *server) routes(r *mux.Router, pre, p, m string) {
 	r.Handle(pre+"/events", events)
 	r.Handle(pre+"/openapi.json", methods{"GET": s.handleOpenAPI(openAPI(pre, p, m, s.homes != nil))})
 	r.Handle(pre+"/simulator", methods{"GET": s.handleSimulator(pre, p)})
-	r.PathPrefix(pre+"/simulator/").Handler(methods{"GET": s.handleSimulator(pre, p)})
+	r.PathPrefix(pre + "/simulator/").Handler(methods{"GET": s.handleSimulator(pre, p)})
 
 	if m == "" {
 		return

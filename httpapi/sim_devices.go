@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/pervasim/pervasim/sim"
@@ -92,4 +93,38 @@ func (s *server) handleDeviceDelete() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		respondEmpty(w, r, s.home.DeleteDevice(pathID(r)))
 	})
+}
+
+// UpdateDeviceJSON applies body, a device update as PUT
+// /devices/device/{id} takes it, to the device id of home, and returns what
+// that request would answer: the status and the JSON body (the device, or
+// the error). It serves other transports (NATS, MQTT) that carry the REST
+// shapes. UpdateDeviceJSON is safe for concurrent use.
+func UpdateDeviceJSON(home *sim.Home, id string, body []byte) (status int, reply []byte) {
+	d, err := func() (sim.Device, error) {
+		if int64(len(body)) > DefaultMaxBodyBytes {
+			return sim.Device{}, invalidLimit(DefaultMaxBodyBytes)
+		}
+		o, err := parseObject(body)
+		if err != nil {
+			return sim.Device{}, err
+		}
+		u, err := deviceUpdate(id, o)
+		if err != nil {
+			return sim.Device{}, err
+		}
+		return home.UpdateDevice(id, u)
+	}()
+	var v any = d
+	status = http.StatusOK
+	if err != nil {
+		var code, msg string
+		status, code, msg = classify(err)
+		v = errorBody{Error: msg, Code: code}
+	}
+	reply, merr := json.Marshal(v)
+	if merr != nil {
+		return http.StatusInternalServerError, []byte(`{"error":"internal error","code":"internal"}`)
+	}
+	return status, reply
 }

@@ -194,6 +194,30 @@ func (r *Registry) RegisterLinker(name string, l Linker, aliases ...string) erro
 	return nil
 }
 
+// SetLinkerAlias makes alias another name of the linker registered as
+// target, in place of what alias named before, if anything: for example
+// pointing Cilia's JMS-Joram at a broker-backed linker instead of the
+// in-process queue. Bindings made earlier keep their links. It fails with
+// ErrNotFound when target is not a linker's canonical name, with
+// ErrConflict when alias is a canonical name itself, and with ErrInvalid
+// for a bad alias.
+func (r *Registry) SetLinkerAlias(alias, target string) error {
+	if err := checkID("linker", alias); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.linkers[target]
+	if !ok || t.name != target {
+		return errorf(ErrNotFound, "linker %s is not registered", target)
+	}
+	if e, ok := r.linkers[alias]; ok && e.name == alias {
+		return errorf(ErrConflict, "linker %s is a linker's own name, not an alias", alias)
+	}
+	r.linkers[alias] = t
+	return nil
+}
+
 // Linkers returns the names (canonical names and aliases) of the registered
 // linkers, sorted.
 func (r *Registry) Linkers() []string {

@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -286,5 +287,41 @@ func TestDrainerRestorer(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{2, 1, 1}, []int{all[0].processed, all[2].processed, k2.processed}); diff != "" {
 		t.Errorf("messages processed per instance (-want +got):\n%s", diff)
+	}
+}
+
+func TestSetLinkerAlias(t *testing.T) {
+	r := mediation.NewRegistry()
+	other := mediation.LinkerFunc(func(map[string]any, mediation.Receiver) (mediation.Link, error) {
+		return nil, errors.New("other")
+	})
+	if err := r.RegisterLinker("other", other); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		alias, target string
+		want          error
+	}{
+		{"JMS-Joram", "other", nil},
+		{"JMS-Joram", "nope", mediation.ErrNotFound},
+		{"JMS_Joram", "JMS-Joram", mediation.ErrNotFound}, // an alias is no target
+		{"queue", "other", mediation.ErrConflict},
+		{"bad name", "other", mediation.ErrInvalid},
+	} {
+		if err := r.SetLinkerAlias(tt.alias, tt.target); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+			t.Errorf("SetLinkerAlias(%q, %q) = %v, want %v", tt.alias, tt.target, err, tt.want)
+		}
+	}
+	// JMS-Joram now makes "other" links; JMS_Joram is still the queue.
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch, _ := e.CreateChain("c")
+	ch.AddMediator("passthrough", "a", nil)
+	ch.AddMediator("passthrough", "b", nil)
+	if _, err := ch.Bind("a:out", "b:in", "JMS-Joram", nil); err == nil || !strings.Contains(err.Error(), "other") {
+		t.Errorf("a JMS-Joram binding = %v, want the other linker's error", err)
+	}
+	if _, err := ch.Bind("a:out", "b:in", "JMS_Joram", nil); err != nil {
+		t.Errorf("a JMS_Joram binding = %v", err)
 	}
 }

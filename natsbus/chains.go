@@ -1,0 +1,417 @@
+package natsbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/pervasim/pervasim/internal/errkind"
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// The names this package registers in an engine's registry.
+const (
+	// NATSIn is the adapter type that brings messages from a subject into
+	// a chain.
+	NATSIn = "nats-in"
+	// NATSOut is the adapter type that publishes a chain's messages on a
+	// subject.
+	NATSOut = "nats-out"
+	// Linker is the linker that carries a binding over a subject.
+	Linker = "nats"
+)
+
+// DefaultDedupWindow is how many recent message ids a JetStream receiver
+// remembers to drop messages delivered twice.
+const DefaultDedupWindow = 100_000
+
+// Chains gives a mediation engine the nats-in and nats-out adapters and the
+// nats linker, over one NATS connection. Create it with [AttachEngine];
+// Close stops every subscription it made. Chains is safe for concurrent use.
+type Chains struct {
+	engine *mediation.Engine
+	nc     *nats.Conn
+	js     jetstream.JetStream
+
+	mu      sync.Mutex
+	streams map[string]bool // streams known to exist
+}
+
+// AttachEngine registers the nats-in and nats-out types and the nats linker
+// in engine's registry, all using nc, and makes Cilia's JMS-Joram and
+// JMS_Joram linker names stand for the nats linker (without NATS they stand
+// for the in-process queue). It fails when the registry already has those
+// names.
+func AttachEngine(engine *mediation.Engine, nc *nats.Conn) (*Chains, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	c := &Chains{engine: engine, nc: nc, js: js, streams: map[string]bool{}}
+	reg := engine.Registry()
+	if err := reg.Register(mediation.Type{
+		Name: NATSIn, Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
+		Properties: map[string]any{"subject": "", "queue": "", "stream": "", "durable": "", "dedup-window": DefaultDedupWindow},
+		Doc: "Brings the messages published on a NATS subject into the chain (optional queue group). With a JetStream stream and " +
+			"a durable consumer, what was published while the chain was down is delivered when it is back, at least once; repeats are dropped by id.",
+		New: c.newIn,
+	}); err != nil {
+		return nil, err
+	}
+	if err := reg.Register(mediation.Type{
+		Name: NATSOut, Kind: mediation.KindAdapter, Pattern: mediation.PatternOutOnly, In: []string{"in"},
+		Properties: map[string]any{"subject": "", "stream": "", "jetstream": false, "timeout": "5s"},
+		Doc: "Publishes each message on a NATS subject: content as JSON, each property in a header. With jetstream true (or a stream), " +
+			"each publication waits for JetStream's acknowledgement.",
+		New: c.newOut,
+	}); err != nil {
+		return nil, err
+	}
+	if err := reg.RegisterLinker(Linker, mediation.LinkerFunc(c.newLink)); err != nil {
+		return nil, err
+	}
+	for _, alias := range []string{"JMS-Joram", "JMS_Joram"} {
+		if err := reg.SetLinkerAlias(alias, Linker); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// invalidf returns an error of kind Invalid: 400 over REST.
+func invalidf(format string, args ...any) error {
+	return errkind.Errorf(errkind.Invalid, format, args...)
+}
+
+// str reads a string property.
+func str(props map[string]any, name string) (string, error) {
+	switch v := props[name].(type) {
+	case nil:
+		return "", nil
+	case string:
+		return strings.TrimSpace(v), nil
+	}
+	return "", invalidf("property %q must be a string", name)
+}
+
+// checkSubject validates a subject to publish on or subscribe to.
+func checkSubject(s string, wildcards bool) error {
+	if s == "" {
+		return invalidf("property \"subject\" is required")
+	}
+	if len(s) > 1024 || strings.ContainsAny(s, " \t\r\n") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.Contains(s, "..") {
+		return invalidf("subject %q: want dot-separated tokens without spaces", s)
+	}
+	if !wildcards && strings.ContainsAny(s, "*>") {
+		return invalidf("subject %q: no wildcard may be published to", s)
+	}
+	return nil
+}
+
+// ensureStream makes sure the stream name exists, capturing subject: it is
+// created, with file storage, when it does not.
+func (c *Chains) ensureStream(ctx context.Context, name, subject string) error {
+	c.mu.Lock()
+	known := c.streams[name]
+	c.mu.Unlock()
+	if known {
+		return nil
+	}
+	if _, err := c.js.Stream(ctx, name); errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = c.js.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Storage: jetstream.FileStorage})
+		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return fmt.Errorf("stream %s: %w", name, err)
+		}
+	} else if err != nil {
+		return fmt.Errorf("stream %s: %w", name, err)
+	}
+	c.mu.Lock()
+	c.streams[name] = true
+	c.mu.Unlock()
+	return nil
+}
+
+// seen remembers the last n ids, to drop repeats.
+type seen struct {
+	mu   sync.Mutex
+	ids  map[string]struct{}
+	ring []string
+	next int
+}
+
+func newSeen(n int) *seen { return &seen{ids: make(map[string]struct{}, n), ring: make([]string, n)} }
+
+// add records id and reports whether it was new.
+func (s *seen) add(id string) bool {
+	if id == "" || len(s.ring) == 0 {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, dup := s.ids[id]; dup {
+		return false
+	}
+	if old := s.ring[s.next]; old != "" {
+		delete(s.ids, old)
+	}
+	s.ring[s.next] = id
+	s.ids[id] = struct{}{}
+	s.next = (s.next + 1) % len(s.ring)
+	return true
+}
+
+// natsIn is one nats-in adapter. It subscribes when it is first announced
+// (its chain started with a binding from it, or a binding from it added to
+// a started chain), so that no message arrives before there is somewhere
+// to send it.
+type natsIn struct {
+	c         *Chains
+	chain, id string
+	subject   string
+	queue     string
+	stream    string
+	durable   string
+	dedup     *seen
+
+	mu     sync.Mutex
+	sub    *nats.Subscription
+	cons   jetstream.ConsumeContext
+	closed bool
+}
+
+func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
+	in := &natsIn{c: c, chain: env.Chain, id: env.ID}
+	var err error
+	for name, dst := range map[string]*string{"subject": &in.subject, "queue": &in.queue, "stream": &in.stream, "durable": &in.durable} {
+		if *dst, err = str(props, name); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSubject(in.subject, true); err != nil {
+		return nil, err
+	}
+	if in.durable != "" && in.stream == "" {
+		return nil, invalidf("property \"durable\" needs a \"stream\"")
+	}
+	if in.stream != "" && in.queue != "" {
+		return nil, invalidf("a JetStream consumer takes no queue group: consumers sharing a durable name share its messages")
+	}
+	n, err := intProp(props, "dedup-window", DefaultDedupWindow, 0, 10_000_000)
+	if err != nil {
+		return nil, err
+	}
+	if in.stream != "" {
+		in.dedup = newSeen(n)
+	}
+	return in, nil
+}
+
+// intProp reads an integer property within [lo, hi].
+func intProp(props map[string]any, name string, def, lo, hi int) (int, error) {
+	switch v := props[name].(type) {
+	case nil:
+		return def, nil
+	case float64:
+		if v == float64(int(v)) && int(v) >= lo && int(v) <= hi {
+			return int(v), nil
+		}
+	case int:
+		if v >= lo && v <= hi {
+			return v, nil
+		}
+	case string:
+		var n int
+		if _, err := fmt.Sscan(v, &n); err == nil && n >= lo && n <= hi {
+			return n, nil
+		}
+	}
+	return 0, invalidf("property %q must be an integer from %d to %d", name, lo, hi)
+}
+
+// Inject passes on the messages the subscription sends in.
+func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
+	out.Emit("out", m)
+	return nil
+}
+
+// Announce subscribes, the first time.
+func (in *natsIn) Announce(mediation.Emitter) error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.closed || in.sub != nil || in.cons != nil {
+		return nil
+	}
+	if in.stream == "" {
+		var err error
+		if in.queue != "" {
+			in.sub, err = in.c.nc.QueueSubscribe(in.subject, in.queue, in.receive)
+		} else {
+			in.sub, err = in.c.nc.Subscribe(in.subject, in.receive)
+		}
+		if err == nil {
+			err = in.sub.SetPendingLimits(1<<20, 256<<20)
+		}
+		if err == nil {
+			// Once the server has the subscription, what is published is
+			// delivered; not before.
+			err = in.c.nc.FlushTimeout(5 * time.Second)
+		}
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := in.c.ensureStream(ctx, in.stream, in.subject); err != nil {
+		return err
+	}
+	cfg := jetstream.ConsumerConfig{Durable: in.durable, FilterSubject: in.subject, AckPolicy: jetstream.AckExplicitPolicy,
+		AckWait: 30 * time.Second, MaxAckPending: 1024}
+	cons, err := in.c.js.CreateOrUpdateConsumer(ctx, in.stream, cfg)
+	if err != nil {
+		return fmt.Errorf("consumer of stream %s: %w", in.stream, err)
+	}
+	in.cons, err = cons.Consume(in.receiveJS)
+	return err
+}
+
+// send hands m to the chain, waiting for room as the engine allows.
+func (in *natsIn) send(m mediation.Message) error {
+	ch, err := in.c.engine.Chain(in.chain)
+	if err != nil {
+		return err
+	}
+	return ch.Send(in.id, m)
+}
+
+// receive takes a core NATS message. One the chain cannot take (it is
+// stopped, or full past the engine's send timeout) is lost: core NATS keeps
+// nothing. JetStream keeps it.
+func (in *natsIn) receive(msg *nats.Msg) {
+	m, err := Decode(msg)
+	if err != nil {
+		return
+	}
+	_ = in.send(m)
+}
+
+// receiveJS takes a JetStream message: acknowledged once the chain took it,
+// dropped (and acknowledged) when its id was seen, asked again later when
+// the chain could not take it.
+func (in *natsIn) receiveJS(msg jetstream.Msg) {
+	m, err := Decode(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
+	if err != nil {
+		msg.Term() // it will never decode
+		return
+	}
+	id, _ := m.Properties[PropID].(string)
+	if in.dedup.has(id) {
+		msg.Ack()
+		return
+	}
+	if err := in.send(m); err != nil && (errors.Is(err, mediation.ErrConflict) || errors.Is(err, mediation.ErrBusy)) {
+		msg.NakWithDelay(time.Second)
+		return
+	}
+	in.dedup.add(id)
+	msg.Ack()
+}
+
+// has reports whether id was seen.
+func (s *seen) has(id string) bool {
+	if s == nil || id == "" {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.ids[id]
+	return ok
+}
+
+// Close unsubscribes. A durable consumer stays on the server, holding what
+// comes for the next adapter of its name.
+func (in *natsIn) Close() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.closed = true
+	if in.sub != nil {
+		in.sub.Unsubscribe()
+		in.sub = nil
+	}
+	if in.cons != nil {
+		in.cons.Stop()
+		in.cons = nil
+	}
+	return nil
+}
+
+// natsOut is one nats-out adapter.
+type natsOut struct {
+	c       *Chains
+	subject string
+	stream  string
+	js      bool
+	timeout time.Duration
+}
+
+func (c *Chains) newOut(props map[string]any, _ mediation.Env) (any, error) {
+	o := &natsOut{c: c}
+	var err error
+	if o.subject, err = str(props, "subject"); err != nil {
+		return nil, err
+	}
+	if err := checkSubject(o.subject, false); err != nil {
+		return nil, err
+	}
+	if o.stream, err = str(props, "stream"); err != nil {
+		return nil, err
+	}
+	switch v := props["jetstream"].(type) {
+	case nil:
+	case bool:
+		o.js = v
+	case string:
+		o.js = v == "true"
+		if v != "true" && v != "false" {
+			return nil, invalidf("property \"jetstream\" must be true or false")
+		}
+	default:
+		return nil, invalidf("property \"jetstream\" must be true or false")
+	}
+	o.js = o.js || o.stream != ""
+	t, err := str(props, "timeout")
+	if err != nil {
+		return nil, err
+	}
+	if o.timeout, err = time.ParseDuration(t); err != nil || o.timeout <= 0 || o.timeout > time.Minute {
+		return nil, invalidf("property \"timeout\" %q: want a duration up to 1m, such as 5s", t)
+	}
+	return o, nil
+}
+
+// Process publishes m: at once with core NATS; with JetStream, waiting
+// for the acknowledgement (at most the timeout), so a message counted out
+// is stored. An error is counted in the adapter's errors.
+func (o *natsOut) Process(_ string, m mediation.Message, out mediation.Emitter) error {
+	msg, err := Encode(o.subject, m)
+	if err != nil {
+		out.Drop(1)
+		return err
+	}
+	if !o.js {
+		return o.c.nc.PublishMsg(msg)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), o.timeout)
+	defer cancel()
+	if o.stream != "" {
+		if err := o.c.ensureStream(ctx, o.stream, o.subject); err != nil {
+			return err
+		}
+	}
+	_, err = o.c.js.PublishMsg(ctx, msg)
+	return err
+}

@@ -1,0 +1,329 @@
+package natsbus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// The roles of a nats binding, its "role" property.
+const (
+	// RoleBoth sends and receives: both components are in this process.
+	RoleBoth = "both"
+	// RoleSend only publishes what the source emits: the target is in
+	// another process.
+	RoleSend = "send"
+	// RoleReceive only delivers what arrives to the target: the source is
+	// in another process.
+	RoleReceive = "receive"
+)
+
+// maxPending bounds the messages a link keeps for its next start, when
+// they arrived as its chain stopped.
+const maxPending = 10_000
+
+// newLink makes the link of a nats binding. Properties: "subject" (or
+// Cilia's "topic" or "jms.topic"; required), "role" (both, send or
+// receive), "stream" (a JetStream stream: at-least-once, repeats dropped by
+// id), "durable" (the consumer's name; default derived from the subject)
+// and "dedup-window". Other "jms.*" properties are accepted and ignored.
+func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation.Link, error) {
+	l := &natsLink{c: c, to: to, role: RoleBoth}
+	window := DefaultDedupWindow
+	for k, v := range props {
+		s, _ := v.(string)
+		switch k {
+		case "subject", "topic", "jms.topic":
+			if _, ok := v.(string); !ok {
+				return nil, invalidf("nats linker property %q must be a string", k)
+			}
+			if l.subject != "" && l.subject != s {
+				return nil, invalidf("nats linker: subject given twice, as %q and %q", l.subject, s)
+			}
+			l.subject = s
+		case "role":
+			if s != RoleBoth && s != RoleSend && s != RoleReceive {
+				return nil, invalidf("nats linker role %v: want both, send or receive", v)
+			}
+			l.role = s
+		case "stream":
+			l.stream = s
+		case "durable":
+			l.durable = s
+		case "dedup-window":
+			n, err := intProp(props, k, DefaultDedupWindow, 0, 10_000_000)
+			if err != nil {
+				return nil, err
+			}
+			window = n
+		default:
+			if len(k) > 4 && k[:4] == "jms." {
+				continue
+			}
+			return nil, invalidf("nats linker has no property %q (known: subject, role, stream, durable, dedup-window)", k)
+		}
+	}
+	if err := checkSubject(l.subject, false); err != nil {
+		return nil, invalidf("nats linker: %v", err)
+	}
+	if l.durable != "" && l.stream == "" {
+		return nil, invalidf("nats linker: \"durable\" needs a \"stream\"")
+	}
+	if l.stream != "" {
+		if l.durable == "" {
+			l.durable = "pervasim-" + escape(l.subject)
+		}
+		l.dedup = newSeen(window)
+	}
+	return l, nil
+}
+
+// natsLink carries one binding over a subject.
+//
+// Send publishes (core NATS: at once; JetStream: asynchronously, and Room
+// holds senders back while too many publications await their
+// acknowledgement). Start subscribes, Stop unsubscribes: with core NATS
+// what is published while the link is stopped is lost; a JetStream durable
+// consumer keeps it for the next Start.
+type natsLink struct {
+	c       *Chains
+	to      mediation.Receiver
+	subject string
+	role    string
+	stream  string
+	durable string
+	dedup   *seen
+
+	mu       sync.Mutex
+	running  bool
+	closed   bool
+	sub      *nats.Subscription
+	cons     jetstream.ConsumeContext
+	inflight sync.WaitGroup
+	pending  []mediation.Message // taken while stopping, offered again at Start
+	ready    bool                // the stream exists
+}
+
+// Send publishes m.
+func (l *natsLink) Send(m mediation.Message) error {
+	if l.role == RoleReceive {
+		return errors.New("this side of the nats binding only receives: its source is in another process")
+	}
+	l.mu.Lock()
+	closed := l.closed
+	l.mu.Unlock()
+	if closed {
+		return errors.New("link closed")
+	}
+	msg, err := Encode(l.subject, m)
+	if err != nil {
+		return err
+	}
+	if l.stream == "" {
+		return l.c.nc.PublishMsg(msg)
+	}
+	if err := l.ensureStream(); err != nil {
+		return err
+	}
+	_, err = l.c.js.PublishMsgAsync(msg)
+	return err
+}
+
+// ensureStream makes the stream once.
+func (l *natsLink) ensureStream() error {
+	l.mu.Lock()
+	ready := l.ready
+	l.mu.Unlock()
+	if ready {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := l.c.ensureStream(ctx, l.stream, l.subject); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.ready = true
+	l.mu.Unlock()
+	return nil
+}
+
+// Room implements mediation.Backpressure: with JetStream, senders wait
+// while 4,096 publications await their acknowledgement.
+func (l *natsLink) Room() <-chan struct{} {
+	if l.stream == "" || l.c.js.PublishAsyncPending() < 4096 {
+		return nil
+	}
+	return l.c.js.PublishAsyncComplete()
+}
+
+// Start subscribes and offers the messages kept from the last stop.
+func (l *natsLink) Start() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.running || l.closed {
+		return
+	}
+	l.running = true
+	if l.role == RoleSend {
+		return
+	}
+	if kept := l.pending; len(kept) > 0 {
+		// Offered on a goroutine of their own: Start runs under the
+		// engine's locks, which Receive needs.
+		l.pending = nil
+		l.inflight.Add(1)
+		go func() {
+			defer l.inflight.Done()
+			for i, m := range kept {
+				if l.to.Receive(m) != nil {
+					for _, m := range kept[i:] {
+						l.keep(m)
+					}
+					return
+				}
+			}
+		}()
+	}
+	if l.stream == "" {
+		sub, err := l.c.nc.Subscribe(l.subject, l.receive)
+		if err != nil {
+			return // the connection is closed: nothing can arrive
+		}
+		sub.SetPendingLimits(1<<20, 256<<20)
+		l.sub = sub
+		l.c.nc.FlushTimeout(5 * time.Second) // the server has the subscription
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := l.c.ensureStream(ctx, l.stream, l.subject); err != nil {
+		return
+	}
+	cons, err := l.c.js.CreateOrUpdateConsumer(ctx, l.stream, jetstream.ConsumerConfig{Durable: l.durable, FilterSubject: l.subject,
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxAckPending: 1024})
+	if err != nil {
+		return
+	}
+	if cc, err := cons.Consume(l.receiveJS); err == nil {
+		l.cons = cc
+	}
+}
+
+// enter marks a delivery in flight; false when the link is stopped.
+func (l *natsLink) enter() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.running {
+		return false
+	}
+	l.inflight.Add(1)
+	return true
+}
+
+// receive delivers a core NATS message; one that arrives as the chain
+// stops is kept for the next Start.
+func (l *natsLink) receive(msg *nats.Msg) {
+	m, err := Decode(msg)
+	if err != nil {
+		return
+	}
+	if !l.enter() {
+		l.keep(m)
+		return
+	}
+	defer l.inflight.Done()
+	if l.to.Receive(m) != nil {
+		l.keep(m)
+	}
+}
+
+// keep holds m for the next Start, up to maxPending messages.
+func (l *natsLink) keep(m mediation.Message) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.closed && len(l.pending) < maxPending {
+		l.pending = append(l.pending, m)
+	}
+}
+
+// receiveJS delivers a JetStream message, dropping repeats by id; one the
+// chain cannot take now is delivered again later.
+func (l *natsLink) receiveJS(msg jetstream.Msg) {
+	m, err := Decode(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
+	if err != nil {
+		msg.Term()
+		return
+	}
+	id, _ := m.Properties[PropID].(string)
+	if l.dedup.has(id) {
+		msg.Ack()
+		return
+	}
+	if !l.enter() {
+		msg.NakWithDelay(time.Second)
+		return
+	}
+	defer l.inflight.Done()
+	if l.to.Receive(m) != nil {
+		msg.NakWithDelay(time.Second)
+		return
+	}
+	l.dedup.add(id)
+	msg.Ack()
+}
+
+// Stop unsubscribes and waits for the deliveries in flight.
+func (l *natsLink) Stop() {
+	l.mu.Lock()
+	if !l.running {
+		l.mu.Unlock()
+		return
+	}
+	l.running = false
+	sub, cons := l.sub, l.cons
+	l.sub, l.cons = nil, nil
+	l.mu.Unlock()
+	if sub != nil {
+		sub.Unsubscribe()
+	}
+	if cons != nil {
+		cons.Stop()
+	}
+	l.inflight.Wait()
+}
+
+// Len returns the messages kept for the next Start and those received
+// and not delivered yet.
+func (l *natsLink) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.pending)
+	if l.sub != nil {
+		if p, _, err := l.sub.Pending(); err == nil {
+			n += p
+		}
+	}
+	return n
+}
+
+// Close stops the link for good and discards what it kept.
+func (l *natsLink) Close() int {
+	l.Stop()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.closed = true
+	n := len(l.pending)
+	l.pending = nil
+	return n
+}
+
+// String describes the link, for errors.
+func (l *natsLink) String() string { return fmt.Sprintf("nats link on %s (%s)", l.subject, l.role) }

@@ -1,0 +1,337 @@
+package natsbus_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/nats.go"
+
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/natsbus"
+)
+
+// startNATS starts an embedded server for one test and returns a
+// connection to it.
+func startNATS(tb testing.TB) (*natsbus.Server, *nats.Conn) {
+	tb.Helper()
+	s, err := natsbus.StartServer(natsbus.ServerConfig{Addr: "127.0.0.1:0", StoreDir: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(s.Shutdown)
+	return s, connect(tb, s.URL())
+}
+
+func connect(tb testing.TB, url string) *nats.Conn {
+	tb.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(nc.Close)
+	return nc
+}
+
+// engine returns an engine with this package's types, over nc, and a
+// "sink" adapter type whose messages come out of the channel returned.
+func engine(tb testing.TB, nc *nats.Conn) (*mediation.Engine, chan mediation.Message) {
+	tb.Helper()
+	e := mediation.NewEngine(mediation.Config{})
+	tb.Cleanup(func() { e.Close() })
+	if _, err := natsbus.AttachEngine(e, nc); err != nil {
+		tb.Fatal(err)
+	}
+	out := make(chan mediation.Message, 1<<20)
+	err := e.Registry().Register(mediation.Type{Name: "sink", Kind: mediation.KindAdapter, Pattern: mediation.PatternOutOnly, In: []string{"in"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, _ mediation.Emitter) error {
+				out <- m
+				return nil
+			}), nil
+		}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e, out
+}
+
+// chain builds a chain from a list of components ("kind type id props")
+// and bindings.
+type comp struct {
+	kind  mediation.Kind
+	typ   string
+	id    string
+	props map[string]any
+}
+
+type bind struct {
+	from, to, linker string
+	props            map[string]any
+}
+
+func build(tb testing.TB, e *mediation.Engine, id string, comps []comp, binds []bind) *mediation.Chain {
+	tb.Helper()
+	ch, err := e.CreateChain(id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, c := range comps {
+		if _, err := ch.AddComponent(c.kind, c.typ, c.id, c.props); err != nil {
+			tb.Fatalf("component %s: %v", c.id, err)
+		}
+	}
+	for _, b := range binds {
+		if _, err := ch.Bind(b.from, b.to, b.linker, b.props); err != nil {
+			tb.Fatalf("bind %s → %s: %v", b.from, b.to, err)
+		}
+	}
+	if err := ch.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	return ch
+}
+
+// receive takes n messages from a sink, or fails when they do not come
+// within a long time (a hang, not a speed check).
+func receive(tb testing.TB, sink chan mediation.Message, n int) []mediation.Message {
+	tb.Helper()
+	timeout := time.After(30 * time.Second)
+	var out []mediation.Message
+	for len(out) < n {
+		select {
+		case m := <-sink:
+			out = append(out, m)
+		case <-timeout:
+			tb.Fatalf("received %d messages, want %d", len(out), n)
+		}
+	}
+	return out
+}
+
+// withoutID removes the id that NATS adds, to compare with what was sent.
+func withoutID(ms []mediation.Message) []mediation.Message {
+	out := make([]mediation.Message, len(ms))
+	for i, m := range ms {
+		m = m.Clone()
+		delete(m.Properties, natsbus.PropID)
+		out[i] = m
+	}
+	return out
+}
+
+func sent(n int) []mediation.Message {
+	var out []mediation.Message
+	for i := range n {
+		out = append(out, mediation.Message{Content: map[string]any{"n": float64(i), "text": fmt.Sprintf("m%d", i)},
+			Properties: map[string]any{"kind": "temp", "weird name: é/+#": []any{true, nil, "x"}, "n": float64(i)}})
+	}
+	return out
+}
+
+// TestAdaptersAcrossEngines: what a nats-out publishes, a nats-in of
+// another engine on another connection receives, content and properties
+// unchanged, in order.
+func TestAdaptersAcrossEngines(t *testing.T) {
+	s, nc := startNATS(t)
+	e1, _ := engine(t, nc)
+	from := build(t, e1, "from", []comp{
+		{mediation.KindAdapter, "rest-in", "in", nil},
+		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "test.data"}},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	e2, sink := engine(t, connect(t, s.URL()))
+	build(t, e2, "to", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "test.*"}},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	want := sent(50)
+	for _, m := range want {
+		if err := from.Send("in", m.Clone()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := receive(t, sink, len(want))
+	if d := cmp.Diff(want, withoutID(got)); d != "" {
+		t.Errorf("received (-sent +got):\n%s", d)
+	}
+}
+
+// TestLinkerSplitsAChain: one chain defined in two engines, its binding
+// a → b over the nats linker: the first engine sends, the second receives.
+func TestLinkerSplitsAChain(t *testing.T) {
+	s, nc := startNATS(t)
+	comps := []comp{
+		{mediation.KindAdapter, "rest-in", "a", nil},
+		{mediation.KindAdapter, "sink", "b", nil},
+	}
+	e1, sink1 := engine(t, nc)
+	sender := build(t, e1, "c", comps, []bind{{"a:out", "b:in", "nats", map[string]any{"subject": "link.c", "role": "send"}}})
+	e2, sink2 := engine(t, connect(t, s.URL()))
+	receiver := build(t, e2, "c", comps, []bind{{"a:out", "b:in", "nats", map[string]any{"subject": "link.c", "role": "receive"}}})
+	want := sent(20)
+	for _, m := range want {
+		if err := sender.Send("a", m.Clone()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := receive(t, sink2, len(want))
+	if d := cmp.Diff(want, withoutID(got)); d != "" {
+		t.Errorf("received (-sent +got):\n%s", d)
+	}
+	if len(sink1) != 0 {
+		t.Errorf("the sending side delivered %d messages itself", len(sink1))
+	}
+	// The receiving side refuses to send.
+	if err := receiver.Send("a", mediation.Message{Content: 1}); err != nil {
+		t.Fatal(err) // the send succeeds; the link drops the message
+	}
+	info, _ := receiver.Component("a")
+	if info.Counters.Dropped != 1 {
+		t.Errorf("the receive side took a message to send: counters %+v", info.Counters)
+	}
+}
+
+// TestJMSNamesAreNATS: a chain written for Cilia's JMS linker runs over
+// NATS, its jms.topic the subject.
+func TestJMSNamesAreNATS(t *testing.T) {
+	_, nc := startNATS(t)
+	e, sink := engine(t, nc)
+	ch := build(t, e, "c", []comp{
+		{mediation.KindAdapter, "rest-in", "a", nil},
+		{mediation.KindAdapter, "sink", "b", nil},
+	}, []bind{{"a:out", "b:in", "JMS-Joram", map[string]any{"jms.topic": "cilia.c", "jms.persistent": "false"}}})
+	info, err := ch.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := info.Bindings; b[0].Linker != natsbus.Linker {
+		t.Errorf("a JMS-Joram binding has linker %q, want nats", b[0].Linker)
+	}
+	seen := make(chan *nats.Msg, 1)
+	sub, _ := nc.ChanSubscribe("cilia.c", seen)
+	defer sub.Unsubscribe()
+	if err := ch.Send("a", mediation.Message{Content: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	got := receive(t, sink, 1)
+	if got[0].Content != "hello" {
+		t.Errorf("got %v", got[0])
+	}
+	select {
+	case m := <-seen:
+		if string(m.Data) != `"hello"` {
+			t.Errorf("on the wire: %q", m.Data)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing published on cilia.c")
+	}
+}
+
+// TestJetStreamKeepsWhatComesWhileStopped: over a JetStream binding, what
+// is sent while the receiving chain is stopped arrives once it starts, and
+// nothing twice.
+func TestJetStreamKeepsWhatComesWhileStopped(t *testing.T) {
+	s, nc := startNATS(t)
+	comps := []comp{
+		{mediation.KindAdapter, "rest-in", "a", nil},
+		{mediation.KindAdapter, "sink", "b", nil},
+	}
+	props := func(role string) map[string]any {
+		return map[string]any{"subject": "js.c", "role": role, "stream": "C", "durable": "c-b"}
+	}
+	e1, _ := engine(t, nc)
+	sender := build(t, e1, "c", comps, []bind{{"a:out", "b:in", "nats", props("send")}})
+	e2, sink := engine(t, connect(t, s.URL()))
+	receiver := build(t, e2, "c", comps, []bind{{"a:out", "b:in", "nats", props("receive")}})
+	want := sent(30)
+	for _, m := range want[:10] {
+		if err := sender.Send("a", m.Clone()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := receive(t, sink, 10)
+	if err := receiver.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range want[10:] {
+		if err := sender.Send("a", m.Clone()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := receiver.Start(); err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, receive(t, sink, len(want)-10)...)
+	if d := cmp.Diff(want, withoutID(got)); d != "" {
+		t.Errorf("received (-sent +got):\n%s", d)
+	}
+	if len(sink) != 0 {
+		t.Errorf("%d more messages than were sent", len(sink))
+	}
+}
+
+// TestWire: Encode and Decode keep content and properties, and Decode
+// takes plain text from other publishers.
+func TestWire(t *testing.T) {
+	for _, m := range []mediation.Message{
+		{Content: nil, Properties: map[string]any{}},
+		{Content: "text", Properties: map[string]any{"a b": "c", "%": float64(1), natsbus.PropID: "id-1"}},
+		{Content: map[string]any{"x": []any{float64(1), "y", nil, true}}, Properties: map[string]any{"nested": map[string]any{"k": "v"}}},
+	} {
+		msg, err := natsbus.Encode("s", m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := natsbus.Decode(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.Properties[natsbus.PropID]; !ok {
+			delete(got.Properties, natsbus.PropID)
+		}
+		if d := cmp.Diff(m, got); d != "" {
+			t.Errorf("round trip (-sent +got):\n%s", d)
+		}
+	}
+	got, err := natsbus.Decode(&nats.Msg{Data: []byte("21.5 °C, not JSON")})
+	if err != nil || got.Content != "21.5 °C, not JSON" {
+		t.Errorf("plain text = %v, %v", got, err)
+	}
+	if _, err := natsbus.Decode(&nats.Msg{Header: nats.Header{natsbus.HeaderProperty + "x": {"{"}}}); err == nil {
+		t.Errorf("a property header that is not JSON was taken")
+	}
+	if _, err := natsbus.Encode("s", mediation.Message{Content: make(chan int)}); err == nil {
+		t.Errorf("content that is not JSON was encoded")
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"a":1}`), "Pervasim-Property-k", `"v"`)
+	f.Add([]byte(`x`), "Pervasim-Property-%2", `1`)
+	f.Add([]byte(``), "Nats-Msg-Id", `id`)
+	f.Fuzz(func(t *testing.T, data []byte, key, value string) {
+		m, err := natsbus.Decode(&nats.Msg{Data: data, Header: nats.Header{key: {value}}})
+		if err != nil {
+			return
+		}
+		// What decodes encodes, and decodes again to the same.
+		msg, err := natsbus.Encode("s", m)
+		if err != nil {
+			t.Fatalf("decoded %v does not encode: %v", m, err)
+		}
+		again, err := natsbus.Decode(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.Properties[natsbus.PropID]; !ok {
+			delete(again.Properties, natsbus.PropID) // Encode gave it an id
+		}
+		a, _ := json.Marshal(m)
+		b, _ := json.Marshal(again)
+		if string(a) != string(b) {
+			t.Errorf("%s decoded again as %s", a, b)
+		}
+	})
+}

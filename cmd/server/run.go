@@ -16,9 +16,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/pervasim/pervasim/bridge"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/natsbus"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -45,6 +48,13 @@ type options struct {
 	maxComponents   int
 	maxBindings     int
 	maxHomes        int
+
+	natsAddr   string
+	natsStore  string
+	natsURL    string
+	natsCreds  string
+	natsPrefix string
+	mqttAddr   string
 }
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
@@ -68,6 +78,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
 	fs.IntVar(&o.maxHomes, "max-homes", httpapi.DefaultMaxHomes, "most homes created under /homes beside the server's own")
+	fs.StringVar(&o.natsAddr, "nats", "", "start an embedded NATS server (with JetStream) on this host:port: chains get nats-in, nats-out and the nats linker, and homes publish their events")
+	fs.StringVar(&o.natsStore, "nats-store", "", "directory of the embedded NATS server's JetStream streams (default: a temporary one)")
+	fs.StringVar(&o.natsURL, "nats-url", "", "connect to this NATS server or cluster (nats://host:port[,nats://…]) instead of embedding one")
+	fs.StringVar(&o.natsCreds, "nats-creds", "", "NATS credentials file for -nats-url")
+	fs.StringVar(&o.natsPrefix, "nats-prefix", natsbus.DefaultPrefix, "first token of the homes' subjects: <prefix>.<home>.<eventType>.<id>")
+	fs.StringVar(&o.mqttAddr, "mqtt", "", "with -nats, the host:port of the embedded server's MQTT listener")
 	fs.StringVar(&o.logFormat, "log", "text", "request log on stderr: text, json or off")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
@@ -90,6 +106,21 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if v < 1 {
 			return o, fmt.Errorf("%s must be at least 1", name)
 		}
+	}
+	if o.natsAddr != "" && o.natsURL != "" {
+		return o, fmt.Errorf("-nats and -nats-url: embed a server or connect to one, not both")
+	}
+	if o.mqttAddr != "" && o.natsAddr == "" {
+		return o, fmt.Errorf("-mqtt needs -nats: MQTT is the embedded NATS server's listener")
+	}
+	if o.natsStore != "" && o.natsAddr == "" {
+		return o, fmt.Errorf("-nats-store needs -nats")
+	}
+	if o.natsCreds != "" && o.natsURL == "" {
+		return o, fmt.Errorf("-nats-creds needs -nats-url")
+	}
+	if !httpapi.ValidHomeName(o.natsPrefix) {
+		return o, fmt.Errorf("-nats-prefix %q: want letters, digits, - or _", o.natsPrefix)
 	}
 	if o.sendTimeout <= 0 {
 		return o, fmt.Errorf("-send-timeout must be positive")
@@ -154,10 +185,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-scripts: %w", err)
 		}
 	}
-	build := func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-		return buildHome(o, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout)
+	nc, natsLines, stopNATS, err := connectNATS(o)
+	if err != nil {
+		return err
 	}
-	parts, err := buildHome(o, loc, physics, stdout)
+	defer stopNATS()
+	build := func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+		return buildHome(o, name, nc, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout)
+	}
+	parts, err := buildHome(o, httpapi.DefaultHome, nc, loc, physics, stdout)
 	if err != nil {
 		return err
 	}
@@ -214,6 +250,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "  more homes     %s/homes  (POST /homes/<name> makes one, served under /homes/<name>/)\n", base)
 	fmt.Fprintf(stdout, "  OpenAPI        %s/openapi.json\n", base)
 	fmt.Fprintf(stdout, "  health         %s/healthz\n", base)
+	fmt.Fprint(stdout, natsLines)
 	if o.demo {
 		fmt.Fprintf(stdout, "demo: the example house is playing; open %s\n", page)
 	}
@@ -237,10 +274,52 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// connectNATS starts the embedded NATS server or connects to the one of
+// -nats-url, as the flags ask, and says where it is in lines to print;
+// without either flag it returns no connection. stop closes the connection and stops the
+// server.
+func connectNATS(o options) (nc *nats.Conn, lines string, stop func(), err error) {
+	if o.natsAddr == "" && o.natsURL == "" {
+		return nil, "", func() {}, nil
+	}
+	var srv *natsbus.Server
+	url := o.natsURL
+	var opts []nats.Option
+	if o.natsCreds != "" {
+		opts = append(opts, nats.UserCredentials(o.natsCreds))
+	}
+	if o.natsAddr != "" {
+		srv, err = natsbus.StartServer(natsbus.ServerConfig{Addr: o.natsAddr, StoreDir: o.natsStore, MQTTAddr: o.mqttAddr})
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("-nats: %w", err)
+		}
+		url = srv.URL()
+	}
+	nc, err = nats.Connect(url, append(opts, nats.Name("pervasim"), nats.MaxReconnects(-1))...)
+	if err != nil {
+		if srv != nil {
+			srv.Shutdown()
+		}
+		return nil, "", nil, fmt.Errorf("NATS %s: %w", url, err)
+	}
+	lines = fmt.Sprintf("  NATS           %s  (events on %s.<home>.<eventType>.<id>)\n", url, o.natsPrefix)
+	if srv != nil && srv.MQTTAddr() != "" {
+		lines += fmt.Sprintf("  MQTT           mqtt://%s  (topics %s/<home>/…)\n", srv.MQTTAddr(), o.natsPrefix)
+	}
+	return nc, lines, func() {
+		nc.Drain()
+		nc.Close()
+		if srv != nil {
+			srv.Shutdown()
+		}
+	}, nil
+}
+
 // buildHome builds a home, its mediation engine and the bridge between
 // them, and starts its live driver (simulated time follows the wall clock).
-// The parts' Stop stops them all.
-func buildHome(o options, loc *time.Location, physics sim.Physics, stdout io.Writer) (httpapi.HomeParts, error) {
+// With a NATS connection, the engine gets the NATS adapters and linker, and
+// the home's events go out on NATS as name. The parts' Stop stops them all.
+func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physics sim.Physics, stdout io.Writer) (httpapi.HomeParts, error) {
 	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
 	if err != nil {
 		return httpapi.HomeParts{}, err
@@ -252,12 +331,26 @@ func buildHome(o options, loc *time.Location, physics sim.Physics, stdout io.Wri
 		engine.Close()
 		return httpapi.HomeParts{}, err
 	}
+	unpublish := func() {}
+	if nc != nil {
+		if _, err := natsbus.AttachEngine(engine, nc); err != nil {
+			devices.Close()
+			engine.Close()
+			return httpapi.HomeParts{}, err
+		}
+		if unpublish, err = natsbus.PublishHome(nc, o.natsPrefix, name, home); err != nil {
+			devices.Close()
+			engine.Close()
+			return httpapi.HomeParts{}, err
+		}
+	}
 	ctx, stopSim := context.WithCancel(context.Background())
 	simDone := make(chan struct{})
 	go func() { home.Run(ctx); close(simDone) }()
 	return httpapi.HomeParts{Home: home, Engine: engine, Stop: func() {
 		stopSim()
 		<-simDone
+		unpublish()
 		devices.Close()
 		engine.Close()
 	}}, nil

@@ -270,7 +270,7 @@ func (in *natsIn) Announce(mediation.Emitter) error {
 		return err
 	}
 	cfg := jetstream.ConsumerConfig{Durable: in.durable, FilterSubject: in.subject, AckPolicy: jetstream.AckExplicitPolicy,
-		AckWait: 30 * time.Second, MaxAckPending: 1024}
+		AckWait: 5 * time.Second, MaxAckPending: 1024}
 	cons, err := in.c.js.CreateOrUpdateConsumer(ctx, in.stream, cfg)
 	if err != nil {
 		return fmt.Errorf("consumer of stream %s: %w", in.stream, err)

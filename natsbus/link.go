@@ -208,7 +208,7 @@ func (l *natsLink) Start() {
 		return
 	}
 	cons, err := l.c.js.CreateOrUpdateConsumer(ctx, l.stream, jetstream.ConsumerConfig{Durable: l.durable, FilterSubject: l.subject,
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second, MaxAckPending: 1024})
+		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 5 * time.Second, MaxAckPending: 1024})
 	if err != nil {
 		return
 	}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The server binary the process tests start, built once.
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+	binDir  string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// serverBinary builds this command once per test run.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "pervasim-server-"); binErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "server")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+// proc is a server running as a process of its own.
+type proc struct {
+	cmd  *exec.Cmd
+	base string // http://host:port
+	nats string // nats://host:port, when it says
+}
+
+// startProc starts the server binary with args and reads its start lines.
+func startProc(t *testing.T, args ...string) *proc {
+	t.Helper()
+	cmd := exec.Command(serverBinary(t), append([]string{"-addr", "127.0.0.1:0", "-log", "off"}, args...)...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &proc{cmd: cmd}
+	t.Cleanup(func() { p.kill() })
+	r := bufio.NewReader(out)
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatalf("server %v: %v", args, err)
+		}
+		if s, ok := strings.CutPrefix(line, "listening on "); ok {
+			p.base = strings.TrimSpace(s)
+		}
+		if s, ok := strings.CutPrefix(strings.TrimSpace(line), "NATS"); ok {
+			p.nats = strings.Fields(s)[0]
+		}
+		if strings.Contains(line, "health") {
+			break // the last line that always comes
+		}
+	}
+	if strings.Contains(strings.Join(args, " "), "-nats") {
+		line, _ := r.ReadString('\n')
+		if s, ok := strings.CutPrefix(strings.TrimSpace(line), "NATS"); ok {
+			p.nats = strings.Fields(s)[0]
+		}
+	}
+	go io.Copy(io.Discard, r)
+	return p
+}
+
+// kill ends the process at once (SIGKILL) and waits for it.
+func (p *proc) kill() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+}
+
+// form posts a form body to the process and fails on anything but 200.
+func (p *proc) form(t *testing.T, path, body string) {
+	t.Helper()
+	formCall(t, p.base, "POST", path, body, 200, "")
+}
+
+// natsClient connects the test itself.
+func natsClient(t *testing.T, url string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// sendBatches sends n numbers into the chain's rest-in "in", in batches of
+// 1,000 that its splitter splits. It runs on a goroutine of its own, so it
+// returns its error on errc.
+func (p *proc) sendBatches(chain string, n int, errc chan<- error) {
+	for start := 0; start < n; start += 1000 {
+		nums := make([]int, 0, 1000)
+		for i := start; i < min(start+1000, n); i++ {
+			nums = append(nums, i)
+		}
+		b, _ := json.Marshal(nums)
+		res, err := http.Post(p.base+"/mediation/runtime/"+chain+"/components/in/data", "application/json", bytes.NewReader(b))
+		if err != nil {
+			errc <- err
+			return
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			errc <- fmt.Errorf("batch at %d: %d %s", start, res.StatusCode, body)
+			return
+		}
+	}
+	errc <- nil
+}
+
+// collectInOrder takes n messages from sub, whose contents must be 0, 1,
+// 2, … in that order.
+func collectInOrder(t *testing.T, msgs chan *nats.Msg, n int) {
+	t.Helper()
+	timeout := time.After(2 * time.Minute) // a hang, not a speed check
+	for i := 0; i < n; i++ {
+		select {
+		case m := <-msgs:
+			if string(m.Data) != fmt.Sprint(i) {
+				t.Fatalf("message %d is %s: out of order or lost", i, m.Data)
+			}
+		case <-timeout:
+			t.Fatalf("received %d messages of %d", i, n)
+		}
+	}
+}
+
+const crossMessages = 100_000
+
+// TestChainAcrossProcesses: two servers as processes of their own, joined
+// by the first's embedded NATS server. A chain of the first splits batches
+// into 100,000 messages and publishes them through nats-out; a chain of the
+// second takes all of them through nats-in, in order, and forwards them to
+// where the test listens.
+func TestChainAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	a := startProc(t, "-nats", "127.0.0.1:0")
+	b := startProc(t, "-nats-url", a.nats)
+	nc := natsClient(t, a.nats)
+	msgs := make(chan *nats.Msg, crossMessages)
+	sub, err := nc.ChanSubscribe("test.done", msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.SetPendingLimits(-1, -1)
+	nc.Flush()
+
+	b.form(t, "/mediation/recv", "")
+	b.form(t, "/mediation/recv/adapter/nats-in/in", "properties={subject=test.data}")
+	b.form(t, "/mediation/recv/adapter/nats-out/out", "properties={subject=test.done}")
+	b.form(t, "/mediation/recv/bindings", "from=in:out&to=out:in")
+
+	a.form(t, "/mediation/send", "")
+	a.form(t, "/mediation/send/adapter/rest-in/in", "")
+	a.form(t, "/mediation/send/mediator/splitter/split", "")
+	a.form(t, "/mediation/send/adapter/nats-out/out", "properties={subject=test.data}")
+	a.form(t, "/mediation/send/bindings", "from=in:out&to=split:in")
+	a.form(t, "/mediation/send/bindings", "from=split:out&to=out:in")
+
+	errc := make(chan error, 1)
+	go a.sendBatches("send", crossMessages, errc)
+	collectInOrder(t, msgs, crossMessages)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestLinkerAcrossProcesses: one chain defined in two servers, its binding
+// split → out carried by the nats linker: the first server's side sends,
+// the second's receives; 100,000 messages arrive in order.
+func TestLinkerAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	a := startProc(t, "-nats", "127.0.0.1:0")
+	b := startProc(t, "-nats-url", a.nats)
+	nc := natsClient(t, a.nats)
+	msgs := make(chan *nats.Msg, crossMessages)
+	sub, err := nc.ChanSubscribe("test.done", msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.SetPendingLimits(-1, -1)
+	nc.Flush()
+	for _, side := range []struct {
+		p    *proc
+		role string
+	}{{b, "receive"}, {a, "send"}} {
+		side.p.form(t, "/mediation/c", "")
+		side.p.form(t, "/mediation/c/adapter/rest-in/in", "")
+		side.p.form(t, "/mediation/c/mediator/splitter/split", "")
+		side.p.form(t, "/mediation/c/adapter/nats-out/out", "properties={subject=test.done}")
+		side.p.form(t, "/mediation/c/bindings", "from=in:out&to=split:in")
+		side.p.form(t, "/mediation/c/bindings", "from=split:out&to=out:in&linker=nats&properties={subject=test.link; role="+side.role+"}")
+	}
+	errc := make(chan error, 1)
+	go a.sendBatches("c", crossMessages, errc)
+	collectInOrder(t, msgs, crossMessages)
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestJetStreamSurvivesKill: as TestChainAcrossProcesses, over JetStream
+// streams; the receiving server is killed (SIGKILL) mid-stream and started
+// again. All 100,000 messages come out, none twice.
+func TestJetStreamSurvivesKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three servers")
+	}
+	a := startProc(t, "-nats", "127.0.0.1:0", "-nats-store", t.TempDir())
+	nc := natsClient(t, a.nats)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "DONE", Subjects: []string{"test.done"}, Duplicates: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	receiver := func() *proc {
+		b := startProc(t, "-nats-url", a.nats)
+		b.form(t, "/mediation/recv", "")
+		b.form(t, "/mediation/recv/adapter/nats-in/in", "properties={subject=test.data; stream=DATA; durable=recv}")
+		b.form(t, "/mediation/recv/adapter/nats-out/out", "properties={subject=test.done; stream=DONE}")
+		b.form(t, "/mediation/recv/bindings", "from=in:out&to=out:in")
+		return b
+	}
+	b := receiver()
+	a.form(t, "/mediation/send", "")
+	a.form(t, "/mediation/send/adapter/rest-in/in", "")
+	a.form(t, "/mediation/send/mediator/splitter/split", "")
+	a.form(t, "/mediation/send/adapter/nats-out/out", "properties={subject=test.data; stream=DATA}")
+	a.form(t, "/mediation/send/bindings", "from=in:out&to=split:in")
+	a.form(t, "/mediation/send/bindings", "from=split:out&to=out:in")
+	errc := make(chan error, 1)
+	go a.sendBatches("send", crossMessages, errc)
+
+	// Read what comes out; kill the receiver once a fifth has, and start
+	// another.
+	cons, err := out.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer iter.Stop()
+	go func() { <-ctx.Done(); iter.Stop() }() // a hang ends the wait
+	seen := make([]bool, crossMessages)
+	for i := range crossMessages {
+		if i == crossMessages/5 {
+			b.kill()
+			receiver()
+		}
+		m, err := iter.Next()
+		if err != nil {
+			t.Fatalf("after %d messages: %v", i, err)
+		}
+		var n int
+		if err := json.Unmarshal(m.Data(), &n); err != nil || n < 0 || n >= crossMessages || seen[n] {
+			t.Fatalf("message %s: not a number, or twice", m.Data())
+		}
+		seen[n] = true
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	info, err := out.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != crossMessages {
+		t.Fatalf("the output stream holds %d messages, want %d", info.State.Msgs, crossMessages)
+	}
+}

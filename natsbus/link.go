@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
 )
 
@@ -109,31 +111,182 @@ type natsLink struct {
 	inflight sync.WaitGroup
 	pending  []mediation.Message // taken while stopping, offered again at Start
 	ready    bool                // the stream exists
+	outbox   []mediation.Message // sent, to be published
+	spare    []mediation.Message // the outbox's other buffer, owned by the publisher
+	frame    []byte              // the publisher's batch buffer
+	wake     chan struct{}       // wakes the publisher; nil until the first Send
+	flushed  chan struct{}       // closed when the publisher ends
+	room     chan struct{}       // closed when the outbox has room again
 }
 
-// Send publishes m.
+// Send hands m to the link's publisher goroutine; it never blocks. Past
+// outboxMax messages waiting to be published it fails (the message is
+// counted as dropped); Room holds senders into the chain back long before.
 func (l *natsLink) Send(m mediation.Message) error {
 	if l.role == RoleReceive {
 		return errors.New("this side of the nats binding only receives: its source is in another process")
 	}
 	l.mu.Lock()
-	closed := l.closed
-	l.mu.Unlock()
-	if closed {
+	defer l.mu.Unlock()
+	if l.closed {
 		return errors.New("link closed")
 	}
-	msg, err := Encode(l.subject, m)
-	if err != nil {
-		return err
+	if len(l.outbox) >= outboxMax {
+		return errkind.Errorf(errkind.Busy, "%d messages wait to be published on %s", len(l.outbox), l.subject)
 	}
-	if l.stream == "" {
-		return l.c.nc.PublishMsg(msg)
+	l.outbox = append(l.outbox, m)
+	if l.wake == nil {
+		l.wake = make(chan struct{}, 1)
+		l.flushed = make(chan struct{})
+		go l.publisher(l.wake, l.flushed)
 	}
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// The outbox's bounds: senders into the chain wait past outboxHigh
+// messages; Send fails past outboxMax.
+const (
+	outboxHigh = 8192
+	outboxMax  = 1 << 18
+	batchMax   = 1024      // messages per batch
+	batchBytes = 256 << 10 // bytes per batch, about
+)
+
+// publisher publishes what Send queued, in order, until the link closes.
+// With core NATS, what accumulated while it published goes as one batch
+// (one message alone goes in the single-message format); with JetStream,
+// each message is published on its own, asynchronously, and published
+// again until JetStream acknowledges it.
+func (l *natsLink) publisher(wake, flushed chan struct{}) {
+	defer close(flushed)
+	for range wake {
+		for {
+			l.mu.Lock()
+			batch := l.outbox
+			l.outbox, l.spare = l.spare[:0], nil
+			closed := l.closed
+			if len(batch) == 0 || closed {
+				l.wakeRoom()
+				l.mu.Unlock()
+				break
+			}
+			l.mu.Unlock()
+			if l.stream == "" {
+				l.publishCore(batch)
+			} else {
+				l.publishJS(batch)
+			}
+			clear(batch) // let the messages go
+			l.mu.Lock()
+			l.spare = batch
+			l.wakeRoom()
+			l.mu.Unlock()
+		}
+	}
+}
+
+// wakeRoom releases the senders waiting for room; l.mu is held.
+func (l *natsLink) wakeRoom() {
+	if l.room != nil && len(l.outbox) < outboxHigh {
+		close(l.room)
+		l.room = nil
+	}
+}
+
+// publishCore publishes ms in batches.
+func (l *natsLink) publishCore(ms []mediation.Message) {
+	if len(ms) == 1 {
+		if msg, err := Encode(l.subject, ms[0]); err == nil {
+			l.c.nc.PublishMsg(msg)
+		}
+		return
+	}
+	// The frame and the message are reused: PublishMsg copies them.
+	buf := l.frame[:0]
+	n := 0
+	msg := &nats.Msg{Subject: l.subject, Header: nats.Header{HeaderBatch: {""}}}
+	flush := func() {
+		if n == 0 {
+			return
+		}
+		buf[0] = '['
+		msg.Data = append(buf, ']')
+		msg.Header[HeaderBatch][0] = strconv.Itoa(n)
+		l.c.nc.PublishMsg(msg)
+		buf, n = buf[:0], 0
+	}
+	for _, m := range ms {
+		if n == 0 {
+			buf = append(buf, '[') // appendBatchItem puts a comma after it
+		}
+		next, err := appendBatchItem(buf, m)
+		if err != nil {
+			if n == 0 {
+				buf = buf[:0]
+			}
+			continue // content that is not JSON cannot travel
+		}
+		buf = next
+		n++
+		if n >= batchMax || len(buf) >= batchBytes {
+			flush()
+		}
+	}
+	flush()
+	if cap(buf) <= 4*batchBytes {
+		l.frame = buf[:0]
+	}
+}
+
+// publishJS publishes each of ms to JetStream and waits for every
+// acknowledgement, publishing again (with the same id, so JetStream keeps
+// one) what failed, until the link closes.
+func (l *natsLink) publishJS(ms []mediation.Message) {
 	if err := l.ensureStream(); err != nil {
-		return err
+		return
 	}
-	_, err = l.c.js.PublishMsgAsync(msg)
-	return err
+	todo := make([]*nats.Msg, 0, len(ms))
+	for _, m := range ms {
+		if msg, err := Encode(l.subject, m); err == nil {
+			todo = append(todo, msg)
+		}
+	}
+	for len(todo) > 0 && !l.isClosed() {
+		var futures []jetstream.PubAckFuture
+		var failed []*nats.Msg
+		for _, msg := range todo {
+			f, err := l.c.js.PublishMsgAsync(msg)
+			if err != nil {
+				failed = append(failed, msg)
+				continue
+			}
+			futures = append(futures, f)
+		}
+		for _, f := range futures {
+			select {
+			case <-f.Ok():
+			case <-f.Err():
+				failed = append(failed, f.Msg())
+			}
+		}
+		todo = failed
+		if len(todo) > 0 {
+			select {
+			case <-l.c.js.PublishAsyncComplete():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+}
+
+func (l *natsLink) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
 }
 
 // ensureStream makes the stream once.
@@ -155,13 +308,18 @@ func (l *natsLink) ensureStream() error {
 	return nil
 }
 
-// Room implements mediation.Backpressure: with JetStream, senders wait
-// while 4,096 publications await their acknowledgement.
+// Room implements mediation.Backpressure: senders into the chain wait
+// while outboxHigh messages wait to be published.
 func (l *natsLink) Room() <-chan struct{} {
-	if l.stream == "" || l.c.js.PublishAsyncPending() < 4096 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.outbox) < outboxHigh || l.closed {
 		return nil
 	}
-	return l.c.js.PublishAsyncComplete()
+	if l.room == nil {
+		l.room = make(chan struct{})
+	}
+	return l.room
 }
 
 // Start subscribes and offers the messages kept from the last stop.
@@ -231,17 +389,33 @@ func (l *natsLink) enter() bool {
 // receive delivers a core NATS message; one that arrives as the chain
 // stops is kept for the next Start.
 func (l *natsLink) receive(msg *nats.Msg) {
-	m, err := Decode(msg)
-	if err != nil {
-		return
+	var ms []mediation.Message
+	if msg.Header.Get(HeaderBatch) != "" {
+		var err error
+		if ms, err = decodeBatch(msg.Data); err != nil {
+			return
+		}
+	} else {
+		m, err := Decode(msg)
+		if err != nil {
+			return
+		}
+		ms = []mediation.Message{m}
 	}
 	if !l.enter() {
-		l.keep(m)
+		for _, m := range ms {
+			l.keep(m)
+		}
 		return
 	}
 	defer l.inflight.Done()
-	if l.to.Receive(m) != nil {
-		l.keep(m)
+	for i, m := range ms {
+		if l.to.Receive(m) != nil {
+			for _, m := range ms[i:] {
+				l.keep(m)
+			}
+			return
+		}
 	}
 }
 
@@ -314,14 +488,25 @@ func (l *natsLink) Len() int {
 	return n
 }
 
-// Close stops the link for good and discards what it kept.
+// Close stops the link for good and discards what it kept and what it had
+// not published yet.
 func (l *natsLink) Close() int {
 	l.Stop()
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.closed = true
-	n := len(l.pending)
-	l.pending = nil
+	n := len(l.pending) + len(l.outbox)
+	l.pending, l.outbox = nil, nil
+	wake, flushed := l.wake, l.flushed
+	l.wake = nil
+	if l.room != nil {
+		close(l.room)
+		l.room = nil
+	}
+	l.mu.Unlock()
+	if wake != nil {
+		close(wake)
+		<-flushed
+	}
 	return n
 }
 

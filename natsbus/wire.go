@@ -3,6 +3,7 @@ package natsbus
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -24,12 +25,170 @@ const (
 	// HeaderStatus is set on the replies of device requests: the status the
 	// same REST request would have had (200, 400, 404, …).
 	HeaderStatus = "Pervasim-Status"
+	// HeaderBatch marks a batch of the nats linker: several chain
+	// messages in one NATS message, whose data is a JSON array of
+	// {"id", "content", "properties"}, and this header their number.
+	HeaderBatch = "Pervasim-Batch"
 )
 
 // PropID is the message property holding a message's id once it came in
 // from NATS. A message sent out with it keeps that id, so that a message
 // forwarded again after a crash is recognised as the same one.
 const PropID = "nats.id"
+
+// appendBatchItem appends m, as an element of a batch, to b:
+// {"id":…,"content":…,"properties":{…}}, the id taken from the PropID
+// property or made new.
+func appendBatchItem(b []byte, m mediation.Message) ([]byte, error) {
+	mark := len(b)
+	if mark > 0 && b[mark-1] != '[' {
+		b = append(b, ',')
+	}
+	id, _ := m.Properties[PropID].(string)
+	if id == "" {
+		id = nuid.Next()
+	}
+	b = append(b, `{"id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"content":`...)
+	var err error
+	if b, err = appendJSON(b, m.Content); err != nil {
+		return b[:mark], err
+	}
+	b = append(b, `,"properties":{`...)
+	first := true
+	keys := make([]string, 0, len(m.Properties))
+	for k := range m.Properties {
+		if k != PropID {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = append(appendString(b, k), ':')
+		if b, err = appendJSON(b, m.Properties[k]); err != nil {
+			return b[:mark], err
+		}
+	}
+	return append(b, '}', '}'), nil
+}
+
+// decodeBatch reads the messages of a batch: a JSON array of objects with
+// "id", "content" and "properties"; other fields are ignored.
+func decodeBatch(data []byte) ([]mediation.Message, error) {
+	p := &parser{data: data}
+	p.space()
+	if p.i >= len(data) || data[p.i] != '[' {
+		return nil, p.errorf("a batch is an array")
+	}
+	p.i++
+	var out []mediation.Message
+	p.space()
+	if p.i < len(data) && data[p.i] == ']' {
+		p.i++
+		if p.space(); p.i != len(data) {
+			return nil, p.errorf("data after the batch")
+		}
+		return out, nil
+	}
+	for {
+		p.space()
+		if p.i >= len(data) || data[p.i] != '{' {
+			return nil, p.errorf("a batch holds objects")
+		}
+		m, err := p.batchItem()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+		p.space()
+		if p.i >= len(data) {
+			return nil, p.errorf("unexpected end in a batch")
+		}
+		switch data[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			p.space()
+			if p.i != len(data) {
+				return nil, p.errorf("data after the batch")
+			}
+			return out, nil
+		default:
+			return nil, p.errorf("want , or ] in a batch")
+		}
+	}
+}
+
+// batchItem reads one object of a batch into a message, without making a
+// map of the object itself.
+func (p *parser) batchItem() (mediation.Message, error) {
+	var m mediation.Message
+	var id string
+	p.i++ // {
+	for first := true; ; first = false {
+		p.space()
+		if p.i >= len(p.data) {
+			return m, p.errorf("unexpected end in a batch")
+		}
+		if p.data[p.i] == '}' && first {
+			p.i++
+			break
+		}
+		if p.data[p.i] != '"' {
+			return m, p.errorf("want a key")
+		}
+		k, err := p.key()
+		if err != nil {
+			return m, err
+		}
+		p.space()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return m, p.errorf("want : after a key")
+		}
+		p.i++
+		v, err := p.value(1)
+		if err != nil {
+			return m, err
+		}
+		switch string(k) { // no allocation: the compiler compares in place
+		case "id":
+			id, _ = v.(string)
+		case "content":
+			m.Content = v
+		case "properties":
+			props, ok := v.(map[string]any)
+			if !ok && v != nil {
+				return m, p.errorf("properties must be an object")
+			}
+			m.Properties = props
+		}
+		p.space()
+		if p.i >= len(p.data) {
+			return m, p.errorf("unexpected end in a batch")
+		}
+		if p.data[p.i] == '}' {
+			p.i++
+			break
+		}
+		if p.data[p.i] != ',' {
+			return m, p.errorf("want , or } in an object")
+		}
+		p.i++
+	}
+	if m.Properties == nil {
+		m.Properties = make(map[string]any, 1)
+	}
+	if id != "" {
+		m.Properties[PropID] = id
+	}
+	return m, nil
+}
 
 // Encode makes the NATS message of m for subject: its content as JSON in
 // the data, each property in a header (see [HeaderProperty]), and its id in

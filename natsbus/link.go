@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
@@ -32,7 +33,8 @@ const (
 const maxPending = 10_000
 
 // newLink makes the link of a nats binding. Properties: "subject" (or
-// Cilia's "topic" or "jms.topic"; required), "role" (both, send or
+// Cilia's "topic" or "jms.topic"; required unless the role is both, when a
+// subject of the link's own is made up), "role" (both, send or
 // receive), "stream" (a JetStream stream: at-least-once, repeats dropped by
 // id), "durable" (the consumer's name; default derived from the subject)
 // and "dedup-window". Other "jms.*" properties are accepted and ignored.
@@ -71,6 +73,11 @@ func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation
 			}
 			return nil, invalidf("nats linker has no property %q (known: subject, role, stream, durable, dedup-window)", k)
 		}
+	}
+	if l.subject == "" && l.role == RoleBoth {
+		// Both ends are here: any subject of its own will do, so chains
+		// written for Cilia's JMS linker without a topic run as they are.
+		l.subject = "pervasim.link." + nuid.Next()
 	}
 	if err := checkSubject(l.subject, false); err != nil {
 		return nil, invalidf("nats linker: %v", err)

@@ -216,6 +216,13 @@ func TestJMSNamesAreNATS(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := receive(t, sink, 1)
+	// A JMS binding without a topic runs too, on a subject of its own.
+	if _, err := ch.AddAdapter("rest-out", "c", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.Bind("a:out", "c:in", "JMS_Joram", nil); err != nil {
+		t.Errorf("a JMS_Joram binding without a topic: %v", err)
+	}
 	if got[0].Content != "hello" {
 		t.Errorf("got %v", got[0])
 	}

@@ -325,3 +325,12 @@ func TestJetStreamSurvivesKill(t *testing.T) {
 		t.Fatalf("the output stream holds %d messages, want %d", info.State.Msgs, crossMessages)
 	}
 }
+
+// waitABit waits for other processes to make progress: they run on their
+// own clocks, so there is nothing to step.
+func waitABit(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(20 * time.Millisecond):
+	}
+}

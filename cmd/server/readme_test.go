@@ -180,8 +180,8 @@ func TestReadmeWalkthrough(t *testing.T) {
 	n := 0
 	for _, block := range shellBlocks(t) {
 		text := strings.Join(block, "\n")
-		if !strings.Contains(text, "curl ") || strings.Contains(text, "pervasim.lan") {
-			continue // no curl, or a server with other flags
+		if !strings.Contains(text, "curl ") || strings.Contains(text, "pervasim.lan") || strings.Contains(text, "127.0.0.1:808") && !strings.Contains(text, ":8080") {
+			continue // no curl, or servers with other flags (TestReadmeNATS runs those)
 		}
 		for _, line := range block {
 			line = strings.ReplaceAll(line, "http://127.0.0.1:8080", base)
@@ -201,5 +201,90 @@ func TestReadmeWalkthrough(t *testing.T) {
 	}
 	if n < 60 {
 		t.Errorf("ran %d curl lines, want every one of the README's", n)
+	}
+}
+
+// TestReadmeNATS runs the README's two servers joined by NATS, as its
+// go run lines start them (on free ports), and every curl line of the
+// block that follows; the message sent must reach the second server.
+func TestReadmeNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	blocks := shellBlocks(t)
+	var servers, calls []string
+	for i, b := range blocks {
+		text := strings.Join(b, "\n")
+		if strings.Contains(text, "go run ./cmd/server") && strings.Contains(text, "-nats") && i+1 < len(blocks) {
+			servers, calls = b, blocks[i+1]
+			break
+		}
+	}
+	if len(servers) != 2 {
+		t.Fatalf("the README has no block of two servers joined by NATS")
+	}
+	hosts := map[string]string{}
+	natsURL := ""
+	for _, line := range servers {
+		ws := words(line, nil)
+		var args []string
+		addr := ""
+		for j := 3; j < len(ws); j++ {
+			switch ws[j] {
+			case "-addr":
+				addr = ws[j+1]
+				j++
+			case "-nats", "-mqtt":
+				args = append(args, ws[j], "127.0.0.1:0")
+				j++
+			case "-nats-url":
+				args = append(args, ws[j], natsURL)
+				j++
+			default:
+				args = append(args, ws[j])
+			}
+		}
+		p := startProc(t, args...)
+		hosts["http://"+addr] = p.base
+		if p.nats != "" && natsURL == "" {
+			natsURL = p.nats
+		}
+	}
+	vars := map[string]string{}
+	last := ""
+	for _, line := range calls {
+		for from, to := range hosts {
+			line = strings.ReplaceAll(line, from, to)
+		}
+		ws := words(line, vars)
+		switch {
+		case len(ws) == 0:
+		case len(ws) == 1 && strings.Contains(ws[0], "="):
+			k, v, _ := strings.Cut(ws[0], "=")
+			vars[k] = v
+		case ws[0] == "curl":
+			if status := curl(t, ws[1:]); status >= 300 {
+				t.Fatalf("README line: %s", line)
+			}
+			last = ws[len(ws)-1]
+		}
+	}
+	// The last line reads what came through; the message may still be on
+	// its way when it runs.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		res, err := http.Get(last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if strings.Contains(string(body), `"content":{"t":21}`) && strings.Contains(string(body), `"kind":"temp"`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("GET %s = %s, want the message sent", last, body)
+		}
+		waitABit(context.Background())
 	}
 }

@@ -342,3 +342,45 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestQueueGroup: two nats-in adapters of one queue group share the
+// messages: each message reaches exactly one of them.
+func TestQueueGroup(t *testing.T) {
+	s, nc := startNATS(t)
+	e1, _ := engine(t, nc)
+	from := build(t, e1, "from", []comp{
+		{mediation.KindAdapter, "rest-in", "in", nil},
+		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "work"}},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	both := make(chan mediation.Message, 1000)
+	for _, name := range []string{"w1", "w2"} {
+		e, sink := engine(t, connect(t, s.URL()))
+		build(t, e, name, []comp{
+			{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "work", "queue": "workers"}},
+			{mediation.KindAdapter, "sink", "out", nil},
+		}, []bind{{"in:out", "out:in", "", nil}})
+		go func() {
+			for m := range sink {
+				both <- m
+			}
+		}()
+	}
+	const n = 200
+	for i := range n {
+		if err := from.Send("in", mediation.Message{Content: float64(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[float64]bool{}
+	for _, m := range receive(t, both, n) {
+		if seen[m.Content.(float64)] {
+			t.Fatalf("%v reached both workers", m.Content)
+		}
+		seen[m.Content.(float64)] = true
+	}
+	// A flush round trip later, nothing more has come.
+	nc.Flush()
+	if len(both) != 0 {
+		t.Errorf("%d messages more than were sent", len(both))
+	}
+}

@@ -334,3 +334,65 @@ func waitABit(ctx context.Context) {
 	case <-time.After(20 * time.Millisecond):
 	}
 }
+
+// TestHomesOnNATS: with -nats, the homes made under /homes answer device
+// requests on their own subjects, and stop when deleted.
+func TestHomesOnNATS(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-nats", "127.0.0.1:0", "-log", "off"}, pw, io.Discard)
+		pw.Close()
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run = %v", err)
+		}
+	}()
+	r := bufio.NewReader(pr)
+	base, url := "", ""
+	for url == "" {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s, ok := strings.CutPrefix(line, "listening on "); ok {
+			base = strings.TrimSpace(s)
+		}
+		if s, ok := strings.CutPrefix(strings.TrimSpace(line), "NATS"); ok {
+			url = strings.Fields(s)[0]
+		}
+	}
+	go io.Copy(io.Discard, r)
+	nc := natsClient(t, url)
+	for _, c := range []call{
+		{method: "POST", path: "/homes/lab", status: 200},
+		{method: "POST", path: "/homes/lab/platform/devices/device", body: `{"deviceId":"lamp","type":"iCasa.BinaryLight"}`, status: 200},
+	} {
+		c.do(t, base)
+	}
+	for _, tt := range []struct{ subject, status string }{
+		{"pervasim.lab.devices.lamp.set", "200"},
+		{"pervasim.default.devices.lamp.set", "404"}, // the default home has no lamp
+	} {
+		reply, err := nc.Request(tt.subject, []byte(`{"state":"deactivated"}`), 10*time.Second)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.subject, err)
+		}
+		if got := reply.Header.Get("Pervasim-Status"); got != tt.status {
+			t.Errorf("%s: status %s %s, want %s", tt.subject, got, reply.Data, tt.status)
+		}
+	}
+	call{method: "GET", path: "/homes/lab/platform/devices/device/lamp", status: 200,
+		check: func(t *testing.T, d map[string]any) {
+			if d["state"] != "deactivated" {
+				t.Errorf("the lamp is %v, want deactivated", d["state"])
+			}
+		}}.do(t, base)
+	call{method: "DELETE", path: "/homes/lab", status: 200}.do(t, base)
+	if _, err := nc.Request("pervasim.lab.devices.lamp.set", []byte(`{}`), 2*time.Second); err == nil {
+		t.Errorf("a deleted home still answers on NATS")
+	}
+}

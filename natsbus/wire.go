@@ -222,13 +222,14 @@ func Encode(subject string, m mediation.Message) (*nats.Msg, error) {
 // Decode reads a message written by [Encode]: the content from the data
 // (JSON; data that is not JSON is taken as a string, so plain publishers
 // such as MQTT clients can send text), the properties from their headers,
-// and the id, when there is one, into the PropID property. A property
+// and the id, when there is one, into the PropID property. Text that is not
+// valid UTF-8 has its bad bytes replaced by U+FFFD. A property
 // header that is not JSON is an error. Decode is safe for concurrent use.
 func Decode(msg *nats.Msg) (mediation.Message, error) {
 	var m mediation.Message
 	if len(msg.Data) > 0 {
 		if err := json.Unmarshal(msg.Data, &m.Content); err != nil {
-			m.Content = string(msg.Data)
+			m.Content = strings.ToValidUTF8(string(msg.Data), "\uFFFD") // as JSON would carry it on
 		}
 	}
 	m.Properties = map[string]any{}

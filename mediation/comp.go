@@ -51,6 +51,13 @@ type comp struct {
 	// ahead caches the queues a message leaving the component may reach.
 	ahead atomic.Pointer[ahead]
 
+	// border is set for in-out adapters: what reaches their in ports
+	// leaves the chain, what they emit otherwise enters it; processing
+	// (guarded by mu) is set while Process runs, when their emits are
+	// dropped. So a chain may run through such an adapter both ways
+	// without looping.
+	border, processing bool
+
 	nIn, nOut uint64 // guarded by mu (they only change while the implementation runs)
 	// What the last snapshot saw of the above and of Check; guarded by
 	// ch.mu (snapshots do not wait for a busy component).
@@ -69,6 +76,10 @@ func (c *comp) setImpl(impl any) {
 
 // Emit implements Emitter for the component's implementation.
 func (c *comp) Emit(port string, m Message) {
+	if c.processing { // an in-out adapter passes nothing from its in side to its out side
+		c.nDropped.Add(1)
+		return
+	}
 	if rs := c.routes.Load(); rs != nil {
 		for i := range *rs {
 			if r := &(*rs)[i]; r.port == port {
@@ -107,6 +118,10 @@ func (c *comp) run(port string, m Message) {
 	if c.proc == nil {
 		c.nDropped.Add(1)
 		return
+	}
+	if c.border {
+		c.processing = true
+		defer func() { c.processing = false }()
 	}
 	defer c.recoverPanic()
 	if err := c.proc.Process(port, m, c); err != nil {

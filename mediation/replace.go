@@ -55,6 +55,9 @@ func (ch *Chain) Replace(from, to string) error {
 	if cyc := findCycle(edges); cyc != nil {
 		return errorf(ErrInvalid, "replacing %s by %s would close the cycle %s", from, to, cycleString(cyc))
 	}
+	if loop := findDirectLoop(edges); loop != nil {
+		return errorf(ErrInvalid, "replacing %s by %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock", from, to, cycleString(loop))
+	}
 
 	// Apply. Holding f.mu, no message is being processed by f; deliveries
 	// waiting for f.mu re-read their binding's target and go to t. t is

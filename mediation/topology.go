@@ -62,7 +62,7 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 		return nil, err
 	}
 	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(),
-		props: props, in: in, out: out}
+		props: props, in: in, out: out, border: t.Kind == KindAdapter && t.Pattern == PatternInOut}
 	c.setImpl(impl)
 	c.routes.Store(&[]route{})
 	next := maps.Clone(*ch.comps.Load())
@@ -348,45 +348,70 @@ func (e edge) key() string { return e.from.id + ":" + e.fromPort + "\x00" + e.to
 // findCycle returns a cycle of the edges, as the components along it (the
 // first repeated at the end), or nil when there is none. Chains must not
 // loop: a message going round would cause work without end (direct
-// bindings would also deadlock on the components' locks).
-func findCycle(edges []edge) []*comp {
-	next := map[*comp][]*comp{}
-	var nodes []*comp
+// bindings would also deadlock on the components' locks). An in-out
+// adapter is two nodes: its in side, where edges end and none starts
+// (what reaches it leaves the chain), and its out side, where they start.
+func findCycle(edges []edge) []*comp { return cycleOf(edges, true, false) }
+
+// findDirectLoop returns a loop of direct bindings through an in-out
+// adapter, or nil. Such a loop is no cycle (the adapter's in side ends it)
+// but would deadlock: the message comes back to the adapter while the
+// adapter's own call still holds its lock. One binding of the loop must be
+// asynchronous (queue, nats).
+func findDirectLoop(edges []edge) []*comp { return cycleOf(edges, false, true) }
+
+// cycleOf finds a cycle of edges; split makes two nodes of each in-out
+// adapter, directOnly keeps the direct edges only.
+func cycleOf(edges []edge, split, directOnly bool) []*comp {
+	type node struct {
+		c  *comp
+		in bool // the in side of an in-out adapter
+	}
+	next := map[node][]node{}
+	var nodes []node
 	for _, e := range edges {
-		if _, ok := next[e.from]; !ok {
-			nodes = append(nodes, e.from)
+		if directOnly && !e.direct {
+			continue
 		}
-		next[e.from] = append(next[e.from], e.to)
+		from, to := node{c: e.from}, node{c: e.to, in: split && e.to.border}
+		if _, ok := next[from]; !ok {
+			nodes = append(nodes, from)
+		}
+		next[from] = append(next[from], to)
 	}
 	const (
 		white = iota
 		grey
 		black
 	)
-	color := map[*comp]int{}
-	var path []*comp
-	var visit func(c *comp) []*comp
-	visit = func(c *comp) []*comp {
-		color[c] = grey
-		path = append(path, c)
-		for _, n := range next[c] {
-			switch color[n] {
+	color := map[node]int{}
+	var path []node
+	var visit func(n node) []*comp
+	visit = func(n node) []*comp {
+		color[n] = grey
+		path = append(path, n)
+		for _, x := range next[n] {
+			switch color[x] {
 			case grey:
-				i := slices.Index(path, n)
-				return append(slices.Clone(path[i:]), n)
+				i := slices.Index(path, x)
+				var cyc []*comp
+				for _, p := range path[i:] {
+					cyc = append(cyc, p.c)
+				}
+				return append(cyc, x.c)
 			case white:
-				if cyc := visit(n); cyc != nil {
+				if cyc := visit(x); cyc != nil {
 					return cyc
 				}
 			}
 		}
 		path = path[:len(path)-1]
-		color[c] = black
+		color[n] = black
 		return nil
 	}
-	for _, c := range nodes { // in binding order, so that the message is stable
-		if color[c] == white {
-			if cyc := visit(c); cyc != nil {
+	for _, n := range nodes { // in binding order, so that the message is stable
+		if color[n] == white {
+			if cyc := visit(n); cyc != nil {
 				return cyc
 			}
 		}
@@ -494,6 +519,10 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	if cyc := findCycle(edges); cyc != nil {
 		link.Close()
 		return BindingInfo{}, errorf(ErrInvalid, "binding %s -> %s would close the cycle %s: a chain must not loop, whatever its linkers", from, to, cycleString(cyc))
+	}
+	if loop := findDirectLoop(edges); loop != nil {
+		link.Close()
+		return BindingInfo{}, errorf(ErrInvalid, "binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
 	}
 	ch.bindings = append(ch.bindings, b)
 	ch.topo.Add(1)

@@ -2,6 +2,7 @@ package mediation_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -375,7 +376,8 @@ func TestInOutAdapterIsTwoBorders(t *testing.T) {
 		t.Fatal(err)
 	}
 	// All direct, the loop would deadlock on the adapter: refused.
-	if _, err := ch.Bind("hello:out", "entry:in", "", nil); err == nil || !strings.Contains(err.Error(), "loop entry -> hello -> entry") {
+	if _, err := ch.Bind("hello:out", "entry:in", "", nil); !errors.Is(err, mediation.ErrDirectLoop) || !errors.Is(err, mediation.ErrInvalid) ||
+		!strings.Contains(err.Error(), "loop entry -> hello -> entry") {
 		t.Fatalf("a direct loop through the adapter = %v, want refused", err)
 	}
 	for _, b := range [][3]string{{"hello:out", "entry:in", "queue"}, {"hello:out", "p2:in", ""}} {

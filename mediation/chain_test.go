@@ -213,7 +213,7 @@ func TestBind(t *testing.T) {
 		{"target port is an out port", "a:out", "p:out", "", nil, "invalid", "in ports: in", mediation.BindingInfo{}},
 		{"adapter without in port", "p:out", "a:in", "", nil, "invalid", "in ports: none", mediation.BindingInfo{}},
 		{"router unknown port", "r:warm", "o:in", "", nil, "invalid", "out ports: cold, default, hot", mediation.BindingInfo{}},
-		{"unknown linker", "a:out", "p:in", "carrier-pigeon", nil, "invalid", "direct, queue", mediation.BindingInfo{}},
+		{"unknown linker", "a:out", "p:in", "carrier-pigeon", nil, "invalid", "direct, event-admin, queue", mediation.BindingInfo{}},
 		{"bad queue capacity", "a:out", "p:in", "queue", map[string]any{"capacity": 0.0}, "invalid", "capacity", mediation.BindingInfo{}},
 		{"queue ignores JMS broker properties", "a:out", "p:in", "JMS_Joram", map[string]any{"jms.topic": "wiki", "topic": "t"}, "", "",
 			mediation.BindingInfo{From: "a:out", To: "p:in", Linker: "queue", Properties: map[string]any{"jms.topic": "wiki", "topic": "t"}}},

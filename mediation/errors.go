@@ -1,6 +1,29 @@
 package mediation
 
-import "github.com/pervasim/pervasim/internal/errkind"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/pervasim/pervasim/internal/errkind"
+)
+
+// ErrDirectLoop is wrapped, beside ErrInvalid, by the error of a Bind (or
+// Replace) that would close a loop of direct bindings through an in-out
+// adapter: no cycle, since the adapter's in side ends it, but a deadlock,
+// since the message would come back to the adapter while its own call
+// holds it. Binding one link of the loop asynchronously (queue) avoids it.
+var ErrDirectLoop = errors.New("a loop of direct bindings through an in-out adapter")
+
+// loopError is an ErrInvalid error that also wraps ErrDirectLoop.
+type loopError struct{ msg string }
+
+func (e loopError) Error() string { return e.msg }
+func (e loopError) Unwrap() error { return ErrDirectLoop }
+
+// directLoopf returns an error of kind ErrInvalid wrapping ErrDirectLoop.
+func directLoopf(format string, args ...any) error {
+	return &errkind.Error{Kind: ErrInvalid, Err: loopError{fmt.Sprintf(format, args...)}}
+}
 
 // Sentinel error kinds, shared by every package of pervasim (sim's are the
 // same values). Every error returned by this package wraps exactly one of

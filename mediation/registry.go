@@ -26,7 +26,8 @@ type linkerEntry struct {
 // NewRegistry returns a registry holding the built-in types (passthrough,
 // enricher, filter, router, splitter, aggregator, translator, rest-in,
 // rest-out, console, number-generator) and linkers (direct; queue, also
-// known as JMS-Joram and JMS_Joram).
+// known as JMS-Joram and JMS_Joram, and as event-admin, Cilia's
+// asynchronous in-process linker).
 func NewRegistry() *Registry {
 	r := NewEmptyRegistry()
 	for _, t := range builtinTypes() {
@@ -37,7 +38,7 @@ func NewRegistry() *Registry {
 	if err := r.RegisterLinker("direct", directLinker{}); err != nil {
 		panic(err)
 	}
-	if err := r.RegisterLinker("queue", queueLinker{}, "JMS-Joram", "JMS_Joram"); err != nil {
+	if err := r.RegisterLinker("queue", queueLinker{}, "JMS-Joram", "JMS_Joram", "event-admin"); err != nil {
 		panic(err)
 	}
 	return r

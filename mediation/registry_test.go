@@ -130,7 +130,7 @@ func TestRegisterLinker(t *testing.T) {
 			}
 		})
 	}
-	if diff := cmp.Diff([]string{"JMS-Joram", "JMS_Joram", "counting", "direct", "queue", "tally"}, r.Linkers()); diff != "" {
+	if diff := cmp.Diff([]string{"JMS-Joram", "JMS_Joram", "counting", "direct", "event-admin", "queue", "tally"}, r.Linkers()); diff != "" {
 		t.Errorf("Linkers() (-want +got):\n%s", diff)
 	}
 	e := mediation.NewEngine(mediation.Config{Registry: r})
@@ -149,7 +149,7 @@ func TestRegisterLinker(t *testing.T) {
 	if got := cl.n.Load(); got != 2 {
 		t.Errorf("custom linker carried %d messages, want 2", got)
 	}
-	if _, err := ch.Bind("a:out", "o:in", "pigeon", nil); err == nil || !strings.Contains(err.Error(), "counting, direct, queue, tally") {
+	if _, err := ch.Bind("a:out", "o:in", "pigeon", nil); err == nil || !strings.Contains(err.Error(), "counting, direct, event-admin, queue, tally") {
 		t.Errorf("unknown linker error %v does not list the linkers", err)
 	}
 }

@@ -56,7 +56,7 @@ func (ch *Chain) Replace(from, to string) error {
 		return errorf(ErrInvalid, "replacing %s by %s would close the cycle %s", from, to, cycleString(cyc))
 	}
 	if loop := findDirectLoop(edges); loop != nil {
-		return errorf(ErrInvalid, "replacing %s by %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock", from, to, cycleString(loop))
+		return directLoopf("replacing %s by %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock", from, to, cycleString(loop))
 	}
 
 	// Apply. Holding f.mu, no message is being processed by f; deliveries

@@ -522,7 +522,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	}
 	if loop := findDirectLoop(edges); loop != nil {
 		link.Close()
-		return BindingInfo{}, errorf(ErrInvalid, "binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
+		return BindingInfo{}, directLoopf("binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
 	}
 	ch.bindings = append(ch.bindings, b)
 	ch.topo.Add(1)

@@ -1,0 +1,381 @@
+package dscilia_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/dscilia"
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// ciliaFiles maps every DSCilia file of Cilia's repository to the fixture
+// of ours that has its shape (written for these tests in the format, not
+// copied): the same elements, attributes, nesting, ports and linkers.
+var ciliaFiles = map[string]string{
+	"components/ea/ea-it/src/test/resources/test.dscilia":                                                   "linker-event-admin",
+	"components/jms-adapter/src/test/resources/testAdapter.dscilia":                                         "adapters-in-out",
+	"components/jms/jms-it/src/test/resources/test.dscilia":                                                 "linker-jms",
+	"examples/autonomic-exemple/gateway/src/main/resources/save-conf-files/modbus.dscilia":                  "field-bus",
+	"examples/hello-world-example-annotations/gateway/generator-mesures.dscilia":                            "readings",
+	"examples/hello-world-example-annotations/gateway/presence-sensor-adapter.dscilia":                      "readings-extension",
+	"examples/hello-world-example-annotations/gateway/src/main/resources/load/helloWorld.dscilia":           "gui-loop",
+	"examples/hello-world-example/gateway/src/main/resources/load/tp2_1.dscilia":                            "gui-loop",
+	"examples/joram-example/gateway01/load/demo.dscilia":                                                    "generator",
+	"examples/joram-example/gateway01/src/main/resources/applications/demo.dscilia":                         "generator",
+	"examples/joram-example/gateway01/src/main/resources/save-conf-files/demo.dscilia":                      "generator",
+	"examples/joram-example/gateway02/save-conf-files/demo.dscilia":                                         "jms-in-console",
+	"examples/joram-example/gateway02/src/main/resources/applications/demo.dscilia":                         "jms-in-console",
+	"examples/joram-example/gateway02/src/main/resources/save-conf-files/demo.dscilia":                      "jms-in-console",
+	"examples/joram-example/origina-chain.dscilia":                                                          "generator",
+	"examples/monitoring-habits/distribution1/src/main/resources/save-conf-files/generator-mesures.dscilia": "readings",
+	"examples/monitoring-habits/distribution2/src/main/resources/save-conf-files/generator-mesures.dscilia": "readings",
+	"examples/si-example/gateway/initial-config/split-aggregate.dscilia":                                    "route-merge",
+	"examples/si-example/gateway/save-conf-files/split-aggregate.dscilia":                                   "route-merge",
+	"examples/si-example/gateway/src/main/resources/save-conf-files/split-aggregate.dscilia":                "route-merge",
+	"tests/ea-it/src/main/resources/test.dscilia":                                                           "linker-event-admin",
+	"tests/ea-it/src/main/resources/testAdapter.dscilia":                                                    "adapters-in-out",
+	"tests/ea-it/src/test/resources/testAdapter.dscilia":                                                    "adapters-in-out",
+	"tests/jms-it/src/main/resources/test.dscilia":                                                          "linker-jms",
+	"tests/jms-it/src/main/resources/testAdapter.dscilia":                                                   "adapters-in-out",
+	"tests/runtime/src/main/resources/EnricherTest.dscilia":                                                 "nested-properties",
+	"tests/runtime/src/main/resources/ReplacerTest.dscilia":                                                 "stub-pair",
+	"tests/runtime/src/main/resources/mediatorDisposedState.dscilia":                                        "stub-pair",
+	"tests/runtime/src/main/resources/mediatorInvalidAfterCreateSpecification.dscilia":                      "stub-pair",
+	"tests/runtime/src/main/resources/mediatorInvalidState.dscilia":                                         "stub-pair",
+	"tests/runtime/src/main/resources/mediatorValid.dscilia":                                                "stub-pair",
+	"tests/runtime/src/main/resources/test1.dscilia":                                                        "mediators-only",
+	"tests/runtime/src/test/resources/AggregatorTest.dscilia":                                               "stub-pair",
+	"tests/runtime/src/test/resources/CopyTest.dscilia":                                                     "item-maps",
+	"tests/runtime/src/test/resources/EnricherTest.dscilia":                                                 "nested-properties",
+	"tests/runtime/src/test/resources/ReplacerTest.dscilia":                                                 "linker-event-admin",
+	"tests/runtime/src/test/resources/reliableTest.dscilia":                                                 "linker-event-admin",
+	"tests/runtime/src/test/resources/remoteTest.dscilia":                                                   "remote",
+	"tests/runtime/src/test/resources/test1.dscilia":                                                        "mediators-only",
+	"tests/tcp-it/src/test/resources/testAdapter.dscilia":                                                   "adapters-in-out",
+}
+
+// needs lists the fixtures another must be loaded before.
+var needs = map[string]string{"readings-extension": "readings"}
+
+func fixture(t *testing.T, name string) *dscilia.Document {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "cilia", name+".dscilia"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dscilia.Parse(data)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return d
+}
+
+// TestCiliaFiles loads every fixture, standing for every DSCilia file of
+// Cilia, into an engine of its own with placeholders, and checks that what
+// the engine holds is what the file describes.
+func TestCiliaFiles(t *testing.T) {
+	fixtures := map[string]bool{}
+	for _, f := range ciliaFiles {
+		fixtures[f] = true
+	}
+	entries, _ := os.ReadDir(filepath.Join("testdata", "cilia"))
+	if len(entries) != len(fixtures) {
+		t.Errorf("%d fixtures on disk, %d mapped to Cilia's files", len(entries), len(fixtures))
+	}
+	for name := range fixtures {
+		t.Run(name, func(t *testing.T) {
+			e := mediation.NewEngine(mediation.Config{})
+			defer e.Close()
+			if base, ok := needs[name]; ok {
+				if _, err := dscilia.Load(e, fixture(t, base), dscilia.LoadOptions{Placeholders: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d := fixture(t, name)
+			if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); err == nil || !errors.Is(err, mediation.ErrInvalid) || !strings.Contains(err.Error(), "unknown component types") {
+				if len(unknownTypes(e, d)) > 0 {
+					t.Fatalf("Load without placeholders = %v, want the unknown types listed", err)
+				}
+			}
+			ids, err := dscilia.Load(e, d, dscilia.LoadOptions{Placeholders: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, dc := range d.Chains {
+				if ids[i] != dc.ID {
+					t.Errorf("loaded %v", ids)
+				}
+				ch, err := e.Chain(dc.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ch.State() != "started" {
+					t.Errorf("chain %s is %s, want started", dc.ID, ch.State())
+				}
+				info, _ := ch.Info()
+				for _, c := range append(slices.Clone(dc.Mediators), dc.Adapters...) {
+					got, err := ch.Component(c.ID)
+					if err != nil {
+						t.Errorf("component %s: %v", c.ID, err)
+						continue
+					}
+					if got.Type != c.Type {
+						t.Errorf("component %s has type %s, want %s (kept)", c.ID, got.Type, c.Type)
+					}
+					for k, v := range c.Properties {
+						if d := cmp.Diff(v, got.Properties[k]); d != "" {
+							t.Errorf("component %s property %s (-file +engine):\n%s", c.ID, k, d)
+						}
+					}
+				}
+				// Cilia's "unique" is the component's in or out port.
+				var want []string
+				for _, b := range dc.Bindings {
+					want = append(want, strings.Replace(b.From, ":unique", ":out", 1)+" "+strings.Replace(b.To, ":unique", ":in", 1))
+				}
+				var got []string
+				for _, b := range info.Bindings[len(info.Bindings)-len(dc.Bindings):] {
+					got = append(got, b.From+" "+b.To)
+				}
+				if d := cmp.Diff(want, got); d != "" {
+					t.Errorf("bindings (-file +engine):\n%s", d)
+				}
+			}
+		})
+	}
+}
+
+// unknownTypes lists the types of d that e does not know.
+func unknownTypes(e *mediation.Engine, d *dscilia.Document) []string {
+	var out []string
+	for _, ch := range d.Chains {
+		for _, c := range append(slices.Clone(ch.Mediators), ch.Adapters...) {
+			if _, err := e.Registry().Type(c.Type); err != nil {
+				out = append(out, c.Type)
+			}
+		}
+	}
+	return out
+}
+
+// TestPlaceholdersPassThrough: a Cilia chain of unknown types loads with
+// placeholders, carries messages through unchanged, and its placeholders
+// can be replaced one by one with real types.
+func TestPlaceholdersPassThrough(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	if _, err := dscilia.Load(e, fixture(t, "adapters-in-out"), dscilia.LoadOptions{Placeholders: true}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := e.Chain("socket")
+	m := mediation.Message{Content: map[string]any{"t": 21.0}, Properties: map[string]any{"kind": "temp"}}
+	if err := ch.Send("src", m.Clone()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ch.Messages("dst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([]mediation.Message{m}, got); d != "" {
+		t.Errorf("what reached dst (-sent +got):\n%s", d)
+	}
+	info, _ := ch.Component("mid")
+	if info.Counters.In != 1 || info.Counters.Out != 1 {
+		t.Errorf("mid counted %+v", info.Counters)
+	}
+	// Replace the placeholder mediator with a real enricher.
+	if _, err := ch.AddMediator("enricher", "tagger", map[string]any{"site": "lab"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Replace("mid", "tagger"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Send("src", m.Clone()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = ch.Messages("dst")
+	if len(got) != 2 || got[1].Properties["site"] != "lab" {
+		t.Errorf("after the replace, dst got %v", got)
+	}
+}
+
+// TestLoop: a chain that runs out of an in-out adapter and back in (Cilia's
+// endpoint and window adapters) loads; the binding that closes the loop is
+// made asynchronous, and a message goes round once.
+func TestLoop(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	if _, err := dscilia.Load(e, fixture(t, "gui-loop"), dscilia.LoadOptions{Placeholders: true}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := e.Chain("EchoChain")
+	info, _ := ch.Info()
+	if info.Bindings[1].Linker != "queue" {
+		t.Errorf("the binding back into the window is %s, want queue", info.Bindings[1].Linker)
+	}
+	if err := ch.Send("window", mediation.Message{Content: "hello"}); err != nil {
+		t.Fatal(err)
+	}
+	// The answer comes back to the window through the queue, on the
+	// queue's goroutine: wait for it (a hang, not a speed check).
+	var got []mediation.Message
+	for deadline := time.Now().Add(10 * time.Second); len(got) == 0 && time.Now().Before(deadline); runtime.Gosched() {
+		got, _ = ch.Messages("window")
+	}
+	if len(got) != 1 || got[0].Content != "hello" {
+		t.Fatalf("the window got %v back, want hello once", got)
+	}
+	echo, _ := ch.Component("echo")
+	if echo.Counters.In != 1 {
+		t.Errorf("echo processed %d messages, want 1: no loop", echo.Counters.In)
+	}
+}
+
+// TestLoadIsAllOrNothing: a document whose second chain fails leaves no
+// trace of its first; an existing chain is a conflict.
+func TestLoadIsAllOrNothing(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	doc := `<cilia>
+		<chain id="good"><mediators><mediator-instance id="p" type="passthrough"/></mediators></chain>
+		<chain id="bad"><mediators><mediator-instance id="p" type="passthrough"/></mediators>
+			<bindings><binding from="p:out" to="nobody:in"/></bindings></chain>
+	</cilia>`
+	d, err := dscilia.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); err == nil {
+		t.Fatal("a binding to nobody loaded")
+	}
+	if got := e.Chains(); len(got) != 0 {
+		t.Errorf("chains left after a failed load: %v", got)
+	}
+	e.CreateChain("good")
+	if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); !errors.Is(err, mediation.ErrConflict) {
+		t.Errorf("loading over an existing chain = %v, want a conflict", err)
+	}
+	// Unknown types are all named.
+	d, _ = dscilia.Parse([]byte(`<cilia><chain id="x"><mediators><mediator-instance id="a" type="Zeta"/><mediator-instance id="b" type="Alpha"/></mediators></chain></cilia>`))
+	if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); err == nil || !strings.Contains(err.Error(), "Alpha, Zeta") {
+		t.Errorf("unknown types = %v, want Alpha, Zeta named", err)
+	}
+}
+
+// TestRoundTrip: every fixture, loaded, exported, written, read and loaded
+// into an empty engine, gives the same chains.
+func TestRoundTrip(t *testing.T) {
+	for name := range set(ciliaFiles) {
+		t.Run(name, func(t *testing.T) {
+			e1 := mediation.NewEngine(mediation.Config{})
+			defer e1.Close()
+			if base, ok := needs[name]; ok {
+				dscilia.Load(e1, fixture(t, base), dscilia.LoadOptions{Placeholders: true})
+			}
+			ids, err := dscilia.Load(e1, fixture(t, name), dscilia.LoadOptions{Placeholders: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out dscilia.Document
+			for _, id := range ids {
+				ch, _ := e1.Chain(id)
+				c, err := dscilia.Export(ch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out.Chains = append(out.Chains, c)
+			}
+			var buf bytes.Buffer
+			if err := dscilia.Write(&buf, &out); err != nil {
+				t.Fatal(err)
+			}
+			back, err := dscilia.Parse(buf.Bytes())
+			if err != nil {
+				t.Fatalf("%v\n%s", err, buf.String())
+			}
+			if d := cmp.Diff(&out, back); d != "" {
+				t.Fatalf("written and read (-exported +read):\n%s", d)
+			}
+			e2 := mediation.NewEngine(mediation.Config{})
+			defer e2.Close()
+			if _, err := dscilia.Load(e2, back, dscilia.LoadOptions{Placeholders: true}); err != nil {
+				t.Fatalf("%v\n%s", err, buf.String())
+			}
+			for _, id := range ids {
+				c1, _ := e1.Chain(id)
+				c2, _ := e2.Chain(id)
+				x1, _ := dscilia.Export(c1)
+				x2, _ := dscilia.Export(c2)
+				if d := cmp.Diff(x1, x2); d != "" {
+					t.Errorf("chain %s (-first engine +second):\n%s", id, d)
+				}
+			}
+		})
+	}
+}
+
+func set(m map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range m {
+		out[v] = true
+	}
+	return out
+}
+
+func TestParseErrors(t *testing.T) {
+	for _, tt := range []struct{ doc, want string }{
+		{``, "no <cilia>"},
+		{`<chains/>`, "not <cilia>"},
+		{`<cilia><chain/></cilia>`, "without an id"},
+		{`<cilia><chain id="a"/><chain id="a"/></cilia>`, "twice"},
+		{`<cilia><chain id="a"><mediators><mediator-instance id="x"/></mediators></chain></cilia>`, "needs an id and a type"},
+		{`<cilia><chain id="a"><bindings><binding from="x"/></bindings></chain></cilia>`, "from and a to"},
+		{"<cilia>\n<chain id=\"a\">\n<mediators><mediator-instance id=\"x\" type=\"t\"><property name=\"n\" type=\"Number\" value=\"ten\"/></mediator-instance></mediators></chain></cilia>", "line 3"},
+		{`<cilia><chain id="a">`, "ends inside"},
+		{`<cilia></cilia><cilia/>`, "second root"},
+		{`<cilia>text</cilia>`, "unexpected text"},
+		{`<cilia><chain id="a" extension="maybe"/></cilia>`, "extension"},
+		{`<cilia>` + strings.Repeat("<x>", 100) + strings.Repeat("</x>", 100) + `</cilia>`, "nested"},
+	} {
+		_, err := dscilia.Parse([]byte(tt.doc))
+		if err == nil || !errors.Is(err, mediation.ErrInvalid) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(%.60q) = %v, want an invalid error saying %q", tt.doc, err, tt.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	entries, _ := os.ReadDir(filepath.Join("testdata", "cilia"))
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join("testdata", "cilia", e.Name()))
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := dscilia.Parse(data)
+		if err != nil {
+			return
+		}
+		// What reads, writes (unless XML cannot hold a string of it) and
+		// reads back the same.
+		var buf bytes.Buffer
+		if err := dscilia.Write(&buf, d); err != nil {
+			return
+		}
+		back, err := dscilia.Parse(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%v\n%s", err, buf.String())
+		}
+		if d := cmp.Diff(d, back); d != "" {
+			t.Fatalf("(-read +written and read):\n%s", d)
+		}
+	})
+}

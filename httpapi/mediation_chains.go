@@ -1,11 +1,14 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 	"strings"
 
 	"github.com/gorilla/mux"
 
+	"github.com/pervasim/pervasim/dscilia"
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
 )
 
@@ -39,12 +42,85 @@ func (s *server) handleChainList() http.Handler {
 
 func (s *server) handleChainGet() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
+		if wantsXML(r) {
+			c, err := dscilia.Export(ch)
+			if err != nil {
+				writeError(w, r, err)
+				return
+			}
+			var b bytes.Buffer
+			if err := dscilia.Write(&b, &dscilia.Document{Chains: []dscilia.Chain{c}}); err != nil {
+				writeError(w, r, errkind.Errorf(errkind.Conflict, "the chain cannot be written as DSCilia: %v", err))
+				return
+			}
+			w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+			w.Write(b.Bytes())
+			return
+		}
 		ci, err := ch.Info()
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
 		encode(w, http.StatusOK, newChainView(ci))
+	})
+}
+
+// wantsXML reports whether the request asks for XML (DSCilia) rather
+// than JSON.
+func wantsXML(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.ToLower(strings.TrimSpace(mt)) {
+		case "application/json":
+			return false
+		case "application/xml", "text/xml":
+			return true
+		}
+	}
+	return false
+}
+
+// isXMLBody reports whether the request's body is XML by its Content-Type.
+func isXMLBody(r *http.Request) bool {
+	mt, _, _ := strings.Cut(r.Header.Get("Content-Type"), ";")
+	mt = strings.ToLower(strings.TrimSpace(mt))
+	return mt == "application/xml" || mt == "text/xml"
+}
+
+// handleImport creates the chains of a DSCilia document, all or nothing;
+// ?placeholders=true stands in for the types the engine does not know.
+func (s *server) handleImport() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !isXMLBody(r) {
+			writeError(w, r, invalidf("POST here takes a DSCilia document, as application/xml or text/xml; a chain is created with POST %s<chain>", r.URL.Path))
+			return
+		}
+		body, err := readBody(w, r, s.maxBody)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		var opts dscilia.LoadOptions
+		switch v := r.URL.Query().Get("placeholders"); v {
+		case "", "false":
+		case "true":
+			opts.Placeholders = true
+		default:
+			writeError(w, r, invalidf("placeholders=%q: want true or false", v))
+			return
+		}
+		d, err := dscilia.Parse(body)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		ids, err := dscilia.Load(s.engine, d, opts)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		encode(w, http.StatusOK, map[string][]string{"chains": ids})
 	})
 }
 

@@ -343,6 +343,11 @@ func openAPI(pre, p, m string, homes bool) []byte {
 		comp := pathParam("id", "the component's id")
 		add(m, "GET", op{summary: "The chains", ok: j(ref("ChainList"))})
 		add(m+"/", "GET", op{summary: "The chains", ok: j(ref("ChainList"))})
+		xml := obj{"application/xml": obj{"schema": obj{"type": "string"}}, "text/xml": obj{"schema": obj{"type": "string"}}}
+		imp := op{summary: "Create the chains of a DSCilia document (Cilia's XML), all or nothing; the answer lists them",
+			params: []obj{queryParam("placeholders", "true: stand in for unknown types with placeholders")}, body: xml, ok: j(ref("ChainList"))}
+		add(m, "POST", imp)
+		add(m+"/", "POST", imp)
 		add(m+"/runtime/types", "GET", op{summary: "Every component type", ok: j(arrayOf(ref("ComponentType")))})
 		add(m+"/runtime/{chain}", "GET", op{summary: "A chain's state", params: []obj{chain}, ok: j(ref("ChainState"))})
 		for _, action := range []string{"start", "stop"} {
@@ -359,7 +364,8 @@ func openAPI(pre, p, m string, homes bool) []byte {
 				"application/x-www-form-urlencoded": obj{"schema": ref("Form")},
 				"text/plain":                        obj{"schema": obj{"type": "string"}},
 			}})
-		add(m+"/{chain}", "GET", op{summary: "A chain", params: []obj{chain}, ok: j(ref("Chain"))})
+		add(m+"/{chain}", "GET", op{summary: "A chain; as DSCilia with Accept: application/xml", params: []obj{chain},
+			ok: obj{"application/json": obj{"schema": ref("Chain")}, "application/xml": obj{"schema": obj{"type": "string"}}}})
 		add(m+"/{chain}", "POST", op{summary: "Create a chain (started at once)", params: []obj{chain}, ok: j(ref("Chain"))})
 		add(m+"/{chain}", "DELETE", op{summary: "Delete a chain", params: []obj{chain}})
 		add(m+"/{chain}/components", "GET", op{summary: "A chain's component ids", params: []obj{chain}, ok: j(ref("ComponentIDs"))})

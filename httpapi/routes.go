@@ -81,8 +81,8 @@ func (s *server) routes(r *mux.Router, pre, p, m string) {
 	if m == "" {
 		return
 	}
-	r.Handle(m, methods{"GET": s.handleChainList()})
-	r.Handle(m+"/", methods{"GET": s.handleChainList()})
+	r.Handle(m, methods{"GET": s.handleChainList(), "POST": s.handleImport()})
+	r.Handle(m+"/", methods{"GET": s.handleChainList(), "POST": s.handleImport()})
 	// The chain id "runtime" is reserved, so these never shadow a chain.
 	r.Handle(m+"/runtime/types", methods{"GET": s.handleTypes()})
 	r.Handle(m+"/runtime/{chain}", methods{"GET": s.handleChainState()})

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/pervasim/pervasim/bridge"
+	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/natsbus"
@@ -49,6 +52,9 @@ type options struct {
 	maxBindings     int
 	maxHomes        int
 
+	chainsDir    string
+	placeholders bool
+
 	natsAddr   string
 	natsStore  string
 	natsURL    string
@@ -78,6 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
 	fs.IntVar(&o.maxHomes, "max-homes", httpapi.DefaultMaxHomes, "most homes created under /homes beside the server's own")
+	fs.StringVar(&o.chainsDir, "chains", "", "directory of DSCilia chain files (*.dscilia) loaded at start, in name order")
+	fs.BoolVar(&o.placeholders, "placeholders", false, "with -chains, stand in for the component types pervasim does not have with placeholders")
 	fs.StringVar(&o.natsAddr, "nats", "", "start an embedded NATS server (with JetStream) on this host:port: chains get nats-in, nats-out and the nats linker, and homes publish their events")
 	fs.StringVar(&o.natsStore, "nats-store", "", "directory of the embedded NATS server's JetStream streams (default: a temporary one)")
 	fs.StringVar(&o.natsURL, "nats-url", "", "connect to this NATS server or cluster (nats://host:port[,nats://…]) instead of embedding one")
@@ -223,6 +231,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if o.chainsDir != "" {
+		if err := loadChains(engine, o.chainsDir, o.placeholders); err != nil {
+			return err
+		}
+	}
 	homes := httpapi.NewHomes(build, o.maxHomes)
 	defer homes.Close()
 	handler := httpapi.NewHandler(httpapi.Config{
@@ -289,6 +302,33 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
+	}
+	return nil
+}
+
+// loadChains loads every .dscilia file of dir, in name order, into engine.
+// An error names the file.
+func loadChains(engine *mediation.Engine, dir string, placeholders bool) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.dscilia"))
+	if err != nil {
+		return fmt.Errorf("-chains: %w", err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("-chains: %w", err)
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return fmt.Errorf("-chains: %w", err)
+		}
+		d, err := dscilia.Parse(data)
+		if err == nil {
+			_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
+		}
+		if err != nil {
+			return fmt.Errorf("-chains: %s: %w", f, err)
+		}
 	}
 	return nil
 }

@@ -502,3 +502,31 @@ func TestHomes(t *testing.T) {
 		t.Fatal("run did not return after shutdown with a home's event stream open")
 	}
 }
+
+// TestChainsDir: -chains loads every .dscilia file of a directory at start;
+// a file that does not load stops the server with its name.
+func TestChainsDir(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.dscilia", `<cilia><chain id="relay">
+		<adapters><adapter-instance id="in" type="rest-in"/><adapter-instance id="out" type="rest-out"/></adapters>
+		<mediators><mediator-instance id="p" type="passthrough"/></mediators>
+		<bindings><binding from="in:unique" to="p:unique"/><binding from="p" to="out"/></bindings>
+	</chain></cilia>`)
+	write("b.dscilia", `<cilia><chain id="cilia-app"><mediators><mediator-instance id="m" type="HelloMediator"/></mediators></chain></cilia>`)
+	write("notes.txt", "not a chain")
+
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-chains", dir}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "b.dscilia") || !strings.Contains(err.Error(), "HelloMediator") {
+		t.Fatalf("run with an unknown type = %v, want an error naming b.dscilia and the type", err)
+	}
+	base := startServer(t, "-chains", dir, "-placeholders")
+	call{method: "GET", path: "/mediation/", status: 200, want: `{"chains":["relay","cilia-app"]}`}.do(t, base) // in load order
+	call{method: "POST", path: "/mediation/runtime/relay/components/in/data", body: `{"n":1}`, status: 200}.do(t, base)
+	call{method: "GET", path: "/mediation/runtime/relay/components/out/data", status: 200,
+		want: `{"messages":[{"content":{"n":1},"properties":{}}]}`}.do(t, base)
+}

@@ -13,8 +13,8 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 

@@ -121,10 +121,10 @@ func checksum(length, payload []byte) uint32 {
 	return crc32.Update(crc32.Checksum(length, castagnoli), castagnoli, payload)
 }
 
-// Open opens the journal at path for appending after the good records (a
+// OpenJournal opens the journal at path for appending after the good records (a
 // torn tail is cut off), creating it when missing. next is the sequence
 // number of the last record (0 for none), as Scan counted them.
-func Open(path string, good int64, last uint64) (*Journal, error) {
+func OpenJournal(path string, good int64, last uint64) (*Journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -157,8 +157,16 @@ func openFile(path string, f File, good int64, last uint64) (*Journal, error) {
 // fsync fails (a full disk), Append returns the error, the records of that
 // commit are cut off the file, and their sequence numbers are not used.
 func (j *Journal) Append(payload []byte) (uint64, error) {
+	return j.enqueue(payload)()
+}
+
+// enqueue queues payload for the next commit and returns at once; the
+// function it returns waits for the commit, as Append does. Records are
+// written in the order of the enqueue calls.
+func (j *Journal) enqueue(payload []byte) func() (uint64, error) {
 	if len(payload) < 1 || len(payload) > MaxRecord {
-		return 0, fmt.Errorf("a record holds 1 to %d bytes, not %d", MaxRecord, len(payload))
+		err := fmt.Errorf("a record holds 1 to %d bytes, not %d", MaxRecord, len(payload))
+		return func() (uint64, error) { return 0, err }
 	}
 	rec := make([]byte, headerSize+len(payload))
 	binary.LittleEndian.PutUint32(rec[0:4], uint32(len(payload)))
@@ -168,7 +176,7 @@ func (j *Journal) Append(payload []byte) (uint64, error) {
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
-		return 0, errors.New("the journal is closed")
+		return func() (uint64, error) { return 0, errors.New("the journal is closed") }
 	}
 	if j.batch == nil {
 		j.batch = &batch{done: make(chan struct{})}
@@ -178,11 +186,13 @@ func (j *Journal) Append(payload []byte) (uint64, error) {
 	pos := len(j.pending)
 	j.cond.Signal()
 	j.mu.Unlock()
-	<-b.done
-	if b.err != nil {
-		return 0, b.err
+	return func() (uint64, error) {
+		<-b.done
+		if b.err != nil {
+			return 0, b.err
+		}
+		return b.first(pos), nil
 	}
-	return b.first(pos), nil
 }
 
 // first gives each record of a batch its sequence number; set by commit.

@@ -35,7 +35,7 @@ func openNew(t *testing.T, path string) *Journal {
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := Open(path, good, last)
+	j, err := OpenJournal(path, good, last)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +235,7 @@ func TestJournalFullDisk(t *testing.T) {
 func FuzzScan(f *testing.F) {
 	dir := f.TempDir()
 	path := filepath.Join(dir, "seed")
-	j, _ := Open(path, 0, 0)
+	j, _ := OpenJournal(path, 0, 0)
 	j.Append([]byte("one"))
 	j.Append([]byte(`{"method":"PUT"}`))
 	j.Close()
@@ -257,7 +257,7 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("good %d of %d bytes, torn %v", good, len(data), torn)
 		}
 		// What Scan keeps reads back the same after reopening.
-		j, err := Open(p, good, last)
+		j, err := OpenJournal(p, good, last)
 		if err != nil {
 			t.Fatal(err)
 		}

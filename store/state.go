@@ -1,0 +1,547 @@
+package store
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/pervasim/pervasim/dscilia"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// DefaultSnapshotEvery is how often, in real time, a State writes a
+// snapshot of the values the simulation derives.
+const DefaultSnapshotEvery = time.Second
+
+// Config configures [Open]. Config is a plain value, safe for concurrent
+// use as long as nobody modifies it.
+type Config struct {
+	// Dir is the state directory; it is made when missing.
+	Dir string
+	// Home and Engine are the server's own home and mediation engine.
+	Home   *sim.Home
+	Engine *mediation.Engine
+	// Handler is the REST API the journal's changes are replayed into at
+	// start, and that State.Wrap puts the journal in front of.
+	Handler http.Handler
+	// Location writes the snapshot's dates; nil means time.Local.
+	Location *time.Location
+	// SnapshotEvery is the real time between snapshots; zero means
+	// DefaultSnapshotEvery.
+	SnapshotEvery time.Duration
+	// Logger receives warnings (a torn journal tail dropped); nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// State keeps the server's home and chains in a directory: every change the
+// REST API acknowledges is journaled (fsynced) before it is applied, and a
+// snapshot of everything (the home as a .bhv script, the chains as DSCilia,
+// the clock, the environment and which chains are stopped) is written every
+// SnapshotEvery and at Close, after which older journals and snapshots are
+// removed. State is safe for concurrent use.
+//
+// On disk, generation g is a snapshot directory snapshot-g holding the
+// state after every change of the journals before journal-g, and journal-g
+// the changes since. At start the newest complete snapshot is loaded and
+// the journals from its generation on are replayed, in order.
+type State struct {
+	cfg Config
+	log *slog.Logger
+
+	mu      sync.Mutex // orders journal appends and tickets
+	journal *Journal
+	gen     int
+	ticket  uint64 // the next ticket to hand out
+
+	turnMu sync.Mutex
+	turn   sync.Cond
+	served uint64 // tickets below this are done
+
+	snapMu sync.Mutex // one snapshot at a time
+	closed chan struct{}
+	done   chan struct{}
+}
+
+// record is a journaled change: a REST request.
+type record struct {
+	Method      string `json:"method"`
+	Path        string `json:"path"`
+	Query       string `json:"query,omitempty"`
+	ContentType string `json:"contentType,omitempty"`
+	Body        []byte `json:"body,omitempty"`
+}
+
+// meta is what a snapshot keeps beside the home and the chains.
+type meta struct {
+	Time        int64               `json:"time"` // simulated ms
+	Factor      int                 `json:"factor"`
+	Paused      bool                `json:"paused"`
+	Environment sim.EnvironmentUpdate `json:"environment"`
+	Stopped     []string            `json:"stoppedChains,omitempty"`
+}
+
+// Open opens the state directory: it loads the newest snapshot into the
+// configured home and engine and replays the journals after it through
+// the handler, then starts a new journal. A torn last record is dropped
+// (with a warning); any other damage is an error naming the file. The
+// second result reports whether there was a state to restore.
+func Open(cfg Config) (*State, bool, error) {
+	if cfg.SnapshotEvery <= 0 {
+		cfg.SnapshotEvery = DefaultSnapshotEvery
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	s := &State{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}), done: make(chan struct{})}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.turn.L = &s.turnMu
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, false, err
+	}
+	snaps, journals, err := s.listing()
+	if err != nil {
+		return nil, false, err
+	}
+	restored := len(snaps) > 0 || len(journals) > 0
+	base := 0
+	if len(snaps) > 0 {
+		base = snaps[len(snaps)-1]
+		if err := s.loadSnapshot(base); err != nil {
+			return nil, false, err
+		}
+	}
+	last := base
+	for _, g := range journals {
+		if g < base {
+			continue
+		}
+		if err := s.replay(g); err != nil {
+			return nil, false, err
+		}
+		last = g
+	}
+	// New changes go to a journal of their own, after what was replayed.
+	s.gen = last + 1
+	if s.journal, err = OpenJournal(s.journalPath(s.gen), 0, 0); err != nil {
+		return nil, false, err
+	}
+	if err := syncDir(cfg.Dir); err != nil {
+		return nil, false, err
+	}
+	go s.run()
+	return s, restored, nil
+}
+
+func (s *State) journalPath(g int) string {
+	return filepath.Join(s.cfg.Dir, fmt.Sprintf("journal-%09d", g))
+}
+
+func (s *State) snapshotPath(g int) string {
+	return filepath.Join(s.cfg.Dir, fmt.Sprintf("snapshot-%09d", g))
+}
+
+// listing returns the generations of the complete snapshots and of the
+// journals, in order. Unfinished snapshots (a crash while writing one) are
+// removed.
+func (s *State) listing() (snaps, journals []int, err error) {
+	entries, err := os.ReadDir(s.cfg.Dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "snapshot-") && strings.HasSuffix(name, ".tmp"):
+			os.RemoveAll(filepath.Join(s.cfg.Dir, name))
+		case strings.HasPrefix(name, "snapshot-"):
+			g, err := strconv.Atoi(strings.TrimPrefix(name, "snapshot-"))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: not a file of pervasim's state", filepath.Join(s.cfg.Dir, name))
+			}
+			snaps = append(snaps, g)
+		case strings.HasPrefix(name, "journal-"):
+			g, err := strconv.Atoi(strings.TrimPrefix(name, "journal-"))
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: not a file of pervasim's state", filepath.Join(s.cfg.Dir, name))
+			}
+			journals = append(journals, g)
+		}
+	}
+	slices.Sort(snaps)
+	slices.Sort(journals)
+	return snaps, journals, nil
+}
+
+// loadSnapshot restores snapshot g.
+func (s *State) loadSnapshot(g int) error {
+	dir := s.snapshotPath(g)
+	name := func(f string) string { return filepath.Join(dir, f) }
+	var m meta
+	data, err := os.ReadFile(name("meta.json"))
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return fmt.Errorf("%s: %v", name("meta.json"), err)
+	}
+	home := s.cfg.Home
+	src, err := os.ReadFile(name("home.bhv"))
+	if err != nil {
+		return err
+	}
+	script, err := home.ParseScript(bytes.NewReader(src))
+	if err != nil {
+		return fmt.Errorf("%s: %v", name("home.bhv"), err)
+	}
+	for _, a := range script.Actions {
+		if err := a.Apply(home); err != nil {
+			return fmt.Errorf("%s: %v", name("home.bhv"), err)
+		}
+	}
+	if _, err := home.UpdateEnvironment(m.Environment); err != nil {
+		return fmt.Errorf("%s: environment: %v", name("meta.json"), err)
+	}
+	t, f, p := m.Time, m.Factor, m.Paused
+	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &t, Factor: &f, Pause: &p}); err != nil {
+		return fmt.Errorf("%s: clock: %v", name("meta.json"), err)
+	}
+	chains, err := os.ReadFile(name("chains.dscilia"))
+	if err != nil {
+		return err
+	}
+	doc, err := dscilia.Parse(chains)
+	if err != nil {
+		return fmt.Errorf("%s: %v", name("chains.dscilia"), err)
+	}
+	if _, err := dscilia.Load(s.cfg.Engine, doc, dscilia.LoadOptions{Placeholders: true}); err != nil {
+		return fmt.Errorf("%s: %v", name("chains.dscilia"), err)
+	}
+	for _, id := range m.Stopped {
+		if ch, err := s.cfg.Engine.Chain(id); err == nil {
+			ch.Stop()
+		}
+	}
+	return nil
+}
+
+// replay applies the records of journal g through the handler.
+func (s *State) replay(g int) error {
+	path := s.journalPath(g)
+	good, _, torn, err := Scan(path, func(_ uint64, payload []byte) error {
+		var r record
+		if err := json.Unmarshal(payload, &r); err != nil {
+			return fmt.Errorf("%s: a record is not a change: %v", path, err)
+		}
+		s.apply(r)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if torn {
+		s.log.Warn("dropped the torn last write of the journal", "file", path, "at", good)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := f.Truncate(good); err != nil {
+			return err
+		}
+		return f.Sync()
+	}
+	return nil
+}
+
+// apply serves a recorded change, and returns the response.
+func (s *State) apply(r record) *httptest.ResponseRecorder {
+	req := httptest.NewRequest(r.Method, r.Path, bytes.NewReader(r.Body))
+	req.URL.RawQuery = r.Query
+	req.Host = "localhost"
+	req.RemoteAddr = "127.0.0.1:0"
+	if r.ContentType != "" {
+		req.Header.Set("Content-Type", r.ContentType)
+	}
+	rec := httptest.NewRecorder()
+	s.cfg.Handler.ServeHTTP(rec, req)
+	return rec
+}
+
+// Journaled reports whether a request is a change the state keeps: any
+// method but GET, HEAD and OPTIONS, except messages sent into chains
+// (they are not state) and the homes made under /homes (they are not
+// kept).
+func Journaled(r *http.Request) bool {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		return false
+	}
+	p := r.URL.Path
+	return !strings.HasPrefix(p, "/homes") && !strings.HasSuffix(p, "/data")
+}
+
+// MaxChange bounds the body of a change the journal takes.
+const MaxChange = 8 << 20
+
+// Wrap returns h with the journal in front: a change is written to the
+// journal and fsynced (sharing the fsync with the changes that come at the
+// same moment) before h applies it, in the journal's order, so that a
+// change that is acknowledged is on disk, and one that the disk refuses
+// (full) is neither applied nor acknowledged: 507 insufficient_storage.
+// The handler's own answer goes out as it is; a change it refuses is
+// replayed at start and refused again, the same way.
+func (s *State) Wrap(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !Journaled(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxChange+1))
+		if err != nil || len(body) > MaxChange {
+			// Let the handler answer: it refuses what is too big.
+			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
+			h.ServeHTTP(w, r)
+			return
+		}
+		rec := record{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, ContentType: r.Header.Get("Content-Type"), Body: body}
+		payload, err := json.Marshal(rec)
+		if err != nil {
+			writeJSONError(w, http.StatusInternalServerError, "internal", "internal error")
+			return
+		}
+		s.mu.Lock()
+		t := s.ticket
+		s.ticket++
+		wait := s.journal.enqueue(payload)
+		s.mu.Unlock()
+		_, jerr := wait()
+		s.waitTurn(t)
+		defer s.endTurn(t)
+		if jerr != nil {
+			writeJSONError(w, http.StatusInsufficientStorage, "insufficient_storage",
+				"the change could not be written to the state directory, so it was not made: "+jerr.Error())
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
+}
+
+// waitTurn waits until every ticket before t is served.
+func (s *State) waitTurn(t uint64) {
+	s.turnMu.Lock()
+	for s.served != t {
+		s.turn.Wait()
+	}
+	s.turnMu.Unlock()
+}
+
+// endTurn lets ticket t+1 go.
+func (s *State) endTurn(t uint64) {
+	s.turnMu.Lock()
+	s.served = t + 1
+	s.turnMu.Unlock()
+	s.turn.Broadcast()
+}
+
+// run writes a snapshot every SnapshotEvery until Close.
+func (s *State) run() {
+	defer close(s.done)
+	tick := time.NewTicker(s.cfg.SnapshotEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-s.closed:
+			return
+		case <-tick.C:
+			if err := s.Snapshot(); err != nil {
+				s.log.Error("snapshot", "err", err)
+			}
+		}
+	}
+}
+
+// Snapshot writes a snapshot of the state now and removes what it makes
+// obsolete. It takes its turn among the changes, so that it holds exactly
+// the changes journaled before it.
+func (s *State) Snapshot() error {
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	// Take a turn, and start a new journal: changes after the snapshot go
+	// there.
+	s.mu.Lock()
+	t := s.ticket
+	s.ticket++
+	old := s.journal
+	g := s.gen + 1
+	next, err := OpenJournal(s.journalPath(g), 0, 0)
+	if err != nil {
+		s.mu.Unlock()
+		s.waitTurn(t)
+		s.endTurn(t)
+		return err
+	}
+	s.journal, s.gen = next, g
+	s.mu.Unlock()
+
+	s.waitTurn(t)
+	var home, chains bytes.Buffer
+	m, err := s.capture(&home, &chains)
+	s.endTurn(t)
+	old.Close() // every change before the turn is in it, durable
+	if err != nil {
+		return err
+	}
+	return s.writeSnapshot(g, m, home.Bytes(), chains.Bytes())
+}
+
+// capture writes the home and the chains as they are now.
+func (s *State) capture(home, chains io.Writer) (meta, error) {
+	h := s.cfg.Home
+	if err := sim.WriteScript(home, h, s.cfg.Location); err != nil {
+		return meta{}, err
+	}
+	var doc dscilia.Document
+	var m meta
+	for _, id := range s.cfg.Engine.Chains() {
+		ch, err := s.cfg.Engine.Chain(id)
+		if err != nil {
+			continue
+		}
+		c, err := dscilia.Export(ch)
+		if err != nil {
+			return meta{}, err
+		}
+		doc.Chains = append(doc.Chains, c)
+		if ch.State() != "started" {
+			m.Stopped = append(m.Stopped, id)
+		}
+	}
+	if err := dscilia.Write(chains, &doc); err != nil {
+		return meta{}, err
+	}
+	c := h.Clock()
+	m.Time, m.Factor, m.Paused = c.CurrentTime, c.Factor, c.Pause
+	env := h.Environment()
+	m.Environment = sim.EnvironmentUpdate{Latitude: &env.Latitude, Longitude: &env.Longitude, Sky: &env.Sky, WindowShare: &env.WindowShare}
+	if env.OutdoorMin != nil {
+		m.Environment.OutdoorMin, m.Environment.OutdoorMax = env.OutdoorMin, env.OutdoorMax
+	} else {
+		m.Environment.OutdoorTemperature = &env.OutdoorTemperature
+	}
+	return m, nil
+}
+
+// writeSnapshot writes generation g's snapshot: into a temporary directory,
+// fsynced, then renamed, so that a snapshot is whole or absent. Then it
+// removes the older journals and snapshots.
+func (s *State) writeSnapshot(g int, m meta, home, chains []byte) error {
+	tmp := s.snapshotPath(g) + ".tmp"
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{"home.bhv": home, "chains.dscilia": chains, "meta.json": mb} {
+		if err := writeFileSync(filepath.Join(tmp, name), data); err != nil {
+			return err
+		}
+	}
+	if err := syncDir(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, s.snapshotPath(g)); err != nil {
+		return err
+	}
+	if err := syncDir(s.cfg.Dir); err != nil {
+		return err
+	}
+	snaps, journals, err := s.listing()
+	if err != nil {
+		return err
+	}
+	for _, x := range snaps {
+		if x < g {
+			os.RemoveAll(s.snapshotPath(x))
+		}
+	}
+	for _, x := range journals {
+		if x < g {
+			os.Remove(s.journalPath(x))
+		}
+	}
+	return syncDir(s.cfg.Dir)
+}
+
+func writeFileSync(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir fsyncs a directory, so that the names in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// Close writes a last snapshot and closes the journal.
+func (s *State) Close() error {
+	select {
+	case <-s.closed:
+		return nil
+	default:
+	}
+	close(s.closed)
+	<-s.done
+	err := s.Snapshot()
+	s.mu.Lock()
+	j := s.journal
+	s.mu.Unlock()
+	if cerr := j.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,240 @@
+package store_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/bridge"
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
+	"github.com/pervasim/pervasim/store"
+)
+
+// server is a home, an engine, their REST API and a State over dir, as the
+// server wires them.
+type server struct {
+	home    *sim.Home
+	engine  *mediation.Engine
+	api     http.Handler
+	st      *store.State
+	handler http.Handler
+}
+
+func open(t *testing.T, dir string) (*server, bool) {
+	t.Helper()
+	mock := clock.NewMock()
+	mock.Set(time.Date(2013, 4, 18, 10, 0, 0, 0, time.UTC))
+	home := sim.MustNew(sim.Config{WallClock: mock, Location: time.UTC})
+	engine := mediation.NewEngine(mediation.Config{Clock: mock})
+	t.Cleanup(func() { engine.Close() })
+	b, err := bridge.New(home, engine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
+	st, restored, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, Location: time.UTC, SnapshotEvery: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &server{home: home, engine: engine, api: api, st: st, handler: st.Wrap(api)}, restored
+}
+
+func (s *server) do(t *testing.T, method, path, ctype, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Host = "localhost"
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, req)
+	return rec
+}
+
+// changes are acknowledged changes of every kind the state keeps.
+var changes = []struct{ method, path, ctype, body string }{
+	{"POST", "/platform/zones/zone", "application/json", `{"zoneId":"kitchen","leftX":0,"topY":0,"rightX":200,"bottomY":200}`},
+	{"POST", "/platform/zones/zone", "application/json", `{"zoneId":"hall","leftX":300,"topY":0,"rightX":400,"bottomY":200,"variables":{"Temperature":290}}`},
+	{"POST", "/platform/devices/device", "application/json", `{"deviceId":"heater","type":"iCasa.Heater","positionX":50,"positionY":50}`},
+	{"PUT", "/platform/devices/device/heater", "application/json", `{"properties":{"heater.powerLevel":0.7},"name":"Big heater"}`},
+	{"POST", "/platform/devices/device", "application/json", `{"deviceId":"lamp","type":"iCasa.BinaryLight"}`},
+	{"DELETE", "/platform/devices/device/lamp", "", ""},
+	{"POST", "/platform/persons/person", "application/json", `{"personId":"ada","type":"Woman","positionX":320,"positionY":20}`},
+	{"PUT", "/platform/clocks/clock/default", "application/json", `{"factor":30,"pause":true}`},
+	{"PUT", "/platform/environment", "application/json", `{"sky":"overcast","latitude":48.85}`},
+	{"POST", "/mediation/relay", "", ""},
+	{"POST", "/mediation/relay/adapter/rest-in/in", "", ""},
+	{"POST", "/mediation/relay/mediator/enricher/tag", "application/x-www-form-urlencoded", "properties={site=lab}"},
+	{"POST", "/mediation/relay/adapter/rest-out/out", "", ""},
+	{"POST", "/mediation/relay/bindings", "application/x-www-form-urlencoded", "from=in:out&to=tag:in"},
+	{"POST", "/mediation/relay/bindings", "application/x-www-form-urlencoded", "from=tag:out&to=out:in&linker=queue"},
+	{"POST", "/mediation/idle", "", ""},
+	{"PUT", "/mediation/runtime/idle/stop", "", ""},
+	{"POST", "/mediation/?placeholders=true", "application/xml", `<cilia><chain id="cilia"><mediators><mediator-instance id="m" type="Mock"/></mediators></chain></cilia>`},
+}
+
+// view reads what the changes above change.
+func view(t *testing.T, s *server) map[string]any {
+	t.Helper()
+	out := map[string]any{}
+	for _, p := range []string{"/platform/zones/zones", "/platform/devices/devices", "/platform/persons/persons", "/platform/environment",
+		"/mediation/", "/mediation/relay", "/mediation/runtime/relay", "/mediation/runtime/idle", "/mediation/cilia"} {
+		rec := s.do(t, "GET", p, "", "")
+		var v any
+		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+			t.Fatalf("GET %s: %v", p, err)
+		}
+		out[p] = v
+	}
+	c := s.home.Clock()
+	out["clock"] = []any{c.CurrentTime, c.Factor, c.Pause}
+	return out
+}
+
+func apply(t *testing.T, s *server) {
+	t.Helper()
+	for _, c := range changes {
+		if rec := s.do(t, c.method, c.path, c.ctype, c.body); rec.Code != 200 {
+			t.Fatalf("%s %s = %d %s", c.method, c.path, rec.Code, rec.Body)
+		}
+	}
+	// A refused change is not kept.
+	if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", `{"zoneId":"kitchen","leftX":0,"topY":0,"rightX":1,"bottomY":1}`); rec.Code != 409 {
+		t.Fatalf("duplicate zone = %d", rec.Code)
+	}
+}
+
+// ignoreDerived drops what differs between a home and its restoration by
+// nature: creation times and uuids of components, and the event counters.
+func ignoreDerived(v map[string]any) map[string]any {
+	b, _ := json.Marshal(v)
+	s := string(b)
+	for _, key := range []string{"created", "uuid"} {
+		for {
+			i := strings.Index(s, `"`+key+`":"`)
+			if i < 0 {
+				break
+			}
+			j := strings.Index(s[i+len(key)+4:], `"`)
+			s = s[:i] + `"` + key + `":"-"` + s[i+len(key)+4+j+1:]
+		}
+	}
+	var out map[string]any
+	json.Unmarshal([]byte(s), &out)
+	return out
+}
+
+func TestStateSurvivesRestart(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		close bool
+	}{{"closed: from the last snapshot", true}, {"killed: from the journal", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s, restored := open(t, dir)
+			if restored {
+				t.Fatal("an empty directory restored something")
+			}
+			apply(t, s)
+			want := ignoreDerived(view(t, s))
+			if tt.close {
+				if err := s.st.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s2, restored := open(t, dir)
+			defer s2.st.Close()
+			if !restored {
+				t.Fatal("nothing restored")
+			}
+			if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
+				t.Errorf("restored (-before +after):\n%s", d)
+			}
+			// The restored server goes on, and restores again.
+			if rec := s2.do(t, "DELETE", "/platform/zones/zone/hall", "", ""); rec.Code != 200 {
+				t.Fatal(rec.Body)
+			}
+			if err := s2.st.Snapshot(); err != nil {
+				t.Fatal(err)
+			}
+			want = ignoreDerived(view(t, s2))
+			s3, _ := open(t, dir)
+			defer s3.st.Close()
+			if d := cmp.Diff(want, ignoreDerived(view(t, s3))); d != "" {
+				t.Errorf("restored twice (-before +after):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestStateFiles: the snapshot is a .bhv script and a DSCilia file people
+// can read.
+func TestStateFiles(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	apply(t, s)
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshot-*"))
+	if len(snaps) != 1 {
+		t.Fatalf("snapshots %v, want one", snaps)
+	}
+	home, _ := os.ReadFile(filepath.Join(snaps[0], "home.bhv"))
+	chains, _ := os.ReadFile(filepath.Join(snaps[0], "chains.dscilia"))
+	for _, want := range []string{`<create-zone id="kitchen"`, `<create-device id="heater"`, `<create-person id="ada"`} {
+		if !strings.Contains(string(home), want) {
+			t.Errorf("home.bhv lacks %s:\n%s", want, home)
+		}
+	}
+	for _, want := range []string{`<chain id="relay">`, `type="enricher"`, `linker="queue"`} {
+		if !strings.Contains(string(chains), want) {
+			t.Errorf("chains.dscilia lacks %s:\n%s", want, chains)
+		}
+	}
+}
+
+// TestStateDamage: a torn last write of the journal is dropped; damage
+// before good records stops the start, naming the file.
+func TestStateDamage(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	apply(t, s)
+	want := ignoreDerived(view(t, s))
+	journals, _ := filepath.Glob(filepath.Join(dir, "journal-*"))
+	last := journals[len(journals)-1]
+	data, _ := os.ReadFile(last)
+
+	torn := filepath.Join(t.TempDir(), "torn")
+	os.CopyFS(torn, os.DirFS(dir))
+	os.WriteFile(filepath.Join(torn, filepath.Base(last)), append(data, 0x20, 0, 0, 0, 1, 2), 0o644)
+	s2, _ := open(t, torn)
+	if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
+		t.Errorf("after a torn tail (-before +after):\n%s", d)
+	}
+	s2.st.Close()
+
+	bad := filepath.Join(t.TempDir(), "bad")
+	os.CopyFS(bad, os.DirFS(dir))
+	data[20] ^= 0xff
+	os.WriteFile(filepath.Join(bad, filepath.Base(last)), data, 0o644)
+	home := sim.MustNew(sim.Config{})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	_, _, err := store.Open(store.Config{Dir: bad, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})})
+	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), filepath.Base(last)) {
+		t.Errorf("Open of a damaged journal = %v, want ErrCorrupt naming it", err)
+	}
+}

@@ -87,11 +87,11 @@ type record struct {
 
 // meta is what a snapshot keeps beside the home and the chains.
 type meta struct {
-	Time        int64               `json:"time"` // simulated ms
-	Factor      int                 `json:"factor"`
-	Paused      bool                `json:"paused"`
+	Time        int64                 `json:"time"` // simulated ms
+	Factor      int                   `json:"factor"`
+	Paused      bool                  `json:"paused"`
 	Environment sim.EnvironmentUpdate `json:"environment"`
-	Stopped     []string            `json:"stoppedChains,omitempty"`
+	Stopped     []string              `json:"stoppedChains,omitempty"`
 }
 
 // Open opens the state directory: it loads the newest snapshot into the

@@ -76,6 +76,10 @@ type Config struct {
 	// serves: both roots, /simulator, /events, /healthz and /openapi.json.
 	// Empty means none. [Homes] gives each home it creates its own.
 	Prefix string
+	// Middleware, when set, wraps the routes inside the guard and the
+	// request log: it sees only requests the guard let through. The
+	// durable state puts its journal there.
+	Middleware func(http.Handler) http.Handler
 	// Homes, when set, is served beside Home: GET /homes lists the homes
 	// (Home first, as "default"), POST /homes/{home} creates one, DELETE
 	// /homes/{home} removes it, and /homes/{home}/… is that home's
@@ -112,8 +116,13 @@ type server struct {
 // stay open as long as their clients do.
 type Handler struct {
 	http.Handler
-	srv *server
+	srv    *server
+	routes http.Handler
 }
+
+// API returns the routes alone: without the guard, the request log and the
+// Middleware. The durable state replays its journal through it.
+func (h *Handler) API() http.Handler { return h.routes }
 
 // Close ends every event stream, stops the goroutine that feeds them and
 // waits for it. Later event-stream requests get 404. Close is safe to call
@@ -160,11 +169,15 @@ func NewHandler(cfg Config) *Handler {
 	if s.homes != nil {
 		s.homeRoutes(r)
 	}
-	var h http.Handler = recoverPanics(newGuard(cfg, pre, p, r))
+	var inner http.Handler = r
+	if cfg.Middleware != nil {
+		inner = cfg.Middleware(r)
+	}
+	var h http.Handler = recoverPanics(newGuard(cfg, pre, p, inner))
 	if cfg.Logger != nil {
 		h = logRequests(cfg.Logger, h)
 	}
-	return &Handler{Handler: h, srv: s}
+	return &Handler{Handler: h, srv: s, routes: recoverPanics(r)}
 }
 
 // cleanPrefix returns prefix with one leading slash and no trailing one,

@@ -100,6 +100,18 @@ type meta struct {
 // (with a warning); any other damage is an error naming the file. The
 // second result reports whether there was a state to restore.
 func Open(cfg Config) (*State, bool, error) {
+	s := New(cfg)
+	restored, err := s.Open(cfg.Handler)
+	if err != nil {
+		return nil, false, err
+	}
+	return s, restored, nil
+}
+
+// New returns a State over cfg that is not open yet: its Wrap can be given
+// to the REST API's handler before the handler exists, and the handler then
+// to Open. Config.Handler is not used.
+func New(cfg Config) *State {
 	if cfg.SnapshotEvery <= 0 {
 		cfg.SnapshotEvery = DefaultSnapshotEvery
 	}
@@ -111,19 +123,29 @@ func Open(cfg Config) (*State, bool, error) {
 		s.log = slog.Default()
 	}
 	s.turn.L = &s.turnMu
+	return s
+}
+
+// Open restores the state into the configured home and engine, replaying
+// the journals' changes through api (the REST API's routes, without their
+// guard: replayed changes were let through once), and starts a new journal
+// and the snapshots. It reports whether there was a state to restore.
+func (s *State) Open(api http.Handler) (bool, error) {
+	s.cfg.Handler = api
+	cfg := s.cfg
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
-		return nil, false, err
+		return false, err
 	}
 	snaps, journals, err := s.listing()
 	if err != nil {
-		return nil, false, err
+		return false, err
 	}
 	restored := len(snaps) > 0 || len(journals) > 0
 	base := 0
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
 		if err := s.loadSnapshot(base); err != nil {
-			return nil, false, err
+			return false, err
 		}
 	}
 	last := base
@@ -132,20 +154,20 @@ func Open(cfg Config) (*State, bool, error) {
 			continue
 		}
 		if err := s.replay(g); err != nil {
-			return nil, false, err
+			return false, err
 		}
 		last = g
 	}
 	// New changes go to a journal of their own, after what was replayed.
 	s.gen = last + 1
 	if s.journal, err = OpenJournal(s.journalPath(s.gen), 0, 0); err != nil {
-		return nil, false, err
+		return false, err
 	}
 	if err := syncDir(cfg.Dir); err != nil {
-		return nil, false, err
+		return false, err
 	}
 	go s.run()
-	return s, restored, nil
+	return restored, nil
 }
 
 func (s *State) journalPath(g int) string {

@@ -26,6 +26,7 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/natsbus"
 	"github.com/pervasim/pervasim/sim"
+	"github.com/pervasim/pervasim/store"
 )
 
 // options are the command-line flags.
@@ -53,6 +54,7 @@ type options struct {
 	maxHomes        int
 
 	chainsDir    string
+	stateDir     string
 	placeholders bool
 
 	natsAddr   string
@@ -84,6 +86,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
 	fs.IntVar(&o.maxHomes, "max-homes", httpapi.DefaultMaxHomes, "most homes created under /homes beside the server's own")
+	fs.StringVar(&o.stateDir, "state", "", "directory that keeps the home, its scripts and the chains across restarts (journal and snapshots); off by default")
 	fs.StringVar(&o.chainsDir, "chains", "", "directory of DSCilia chain files (*.dscilia) loaded at start, in name order")
 	fs.BoolVar(&o.placeholders, "placeholders", false, "with -chains, stand in for the component types pervasim does not have with placeholders")
 	fs.StringVar(&o.natsAddr, "nats", "", "start an embedded NATS server (with JetStream) on this host:port: chains get nats-in, nats-out and the nats linker, and homes publish their events")
@@ -226,14 +229,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer parts.Stop()
 	home, engine := parts.Home, parts.Engine
-	if o.demo {
-		if err := setupDemo(home, engine); err != nil {
-			return err
-		}
-	}
-	if o.chainsDir != "" {
-		if err := loadChains(engine, o.chainsDir, o.placeholders); err != nil {
-			return err
+	var st *store.State
+	var journal func(http.Handler) http.Handler
+	if o.stateDir != "" {
+		st = store.New(store.Config{Dir: o.stateDir, Home: home, Engine: engine, Location: loc, Logger: cmp.Or(logger, slog.New(slog.NewTextHandler(stderr, nil)))})
+		journal = st.Wrap
+		if o.scriptsDir == "" {
+			o.scriptsDir = filepath.Join(o.stateDir, "scripts")
+			if err := os.MkdirAll(o.scriptsDir, 0o755); err != nil {
+				return fmt.Errorf("-state: %w", err)
+			}
 		}
 	}
 	homes := httpapi.NewHomes(build, o.maxHomes)
@@ -251,7 +256,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		ScriptsQuota:    o.scriptsQuota,
 		ScriptsDir:      o.scriptsDir,
 		Homes:           homes,
+		Middleware:      journal,
 	})
+	restored := false
+	if st != nil {
+		if restored, err = st.Open(handler.API()); err != nil {
+			return fmt.Errorf("-state: %w", err)
+		}
+		defer st.Close() // a last snapshot, before the home and the engine stop
+	}
+	if o.demo && !restored {
+		if err := setupDemo(home, engine); err != nil {
+			return err
+		}
+	}
+	if o.chainsDir != "" {
+		if err := loadChains(engine, o.chainsDir, o.placeholders); err != nil {
+			return err
+		}
+	}
+	if st != nil && !restored {
+		if err := st.Snapshot(); err != nil { // what -demo and -chains made, kept at once
+			return fmt.Errorf("-state: %w", err)
+		}
+	}
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -306,8 +334,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// loadChains loads every .dscilia file of dir, in name order, into engine.
-// An error names the file.
+// loadChains loads every .dscilia file of dir, in name order, into engine,
+// leaving out the chains the engine has already. An error names the file.
 func loadChains(engine *mediation.Engine, dir string, placeholders bool) error {
 	files, err := filepath.Glob(filepath.Join(dir, "*.dscilia"))
 	if err != nil {
@@ -324,6 +352,11 @@ func loadChains(engine *mediation.Engine, dir string, placeholders bool) error {
 		}
 		d, err := dscilia.Parse(data)
 		if err == nil {
+			// Chains the engine has (restored from -state) are left as they are.
+			d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
+				_, err := engine.Chain(c.ID)
+				return err == nil && !c.Extension
+			})
 			_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
 		}
 		if err != nil {

@@ -31,7 +31,7 @@ type server struct {
 	handler http.Handler
 }
 
-func open(t *testing.T, dir string) (*server, bool) {
+func open(t testing.TB, dir string) (*server, bool) {
 	t.Helper()
 	mock := clock.NewMock()
 	mock.Set(time.Date(2013, 4, 18, 10, 0, 0, 0, time.UTC))
@@ -51,7 +51,7 @@ func open(t *testing.T, dir string) (*server, bool) {
 	return &server{home: home, engine: engine, api: api, st: st, handler: st.Wrap(api)}, restored
 }
 
-func (s *server) do(t *testing.T, method, path, ctype, body string) *httptest.ResponseRecorder {
+func (s *server) do(t testing.TB, method, path, ctype, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
 	req.Host = "localhost"

@@ -30,7 +30,7 @@ func boolean(desc string) obj { return obj{"type": "boolean", "description": des
 // schemas are the components.schemas of the document.
 func schemas() obj {
 	anyValue := obj{"description": "any JSON value"}
-	errCodes := []string{"invalid", "not_found", "method_not_allowed", "conflict", "too_large", "forbidden", "busy", "internal"}
+	errCodes := []string{"invalid", "not_found", "method_not_allowed", "conflict", "too_large", "forbidden", "busy", "insufficient_storage", "internal"}
 	return obj{
 		"Error": obj{"type": "object", "required": []string{"error", "code"}, "properties": obj{
 			"error": str("what is wrong, as a sentence"),

@@ -306,16 +306,16 @@ func (s *State) apply(r record) *httptest.ResponseRecorder {
 }
 
 // Journaled reports whether a request is a change the state keeps: any
-// method but GET, HEAD and OPTIONS, except messages sent into chains
-// (they are not state) and the homes made under /homes (they are not
-// kept).
+// method but GET, HEAD and OPTIONS, except messages sent into chains and
+// a script's playing, pausing or stopping (they are what runs, not what
+// is), and the homes made under /homes (they are not kept).
 func Journaled(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
 	p := r.URL.Path
-	return !strings.HasPrefix(p, "/homes") && !strings.HasSuffix(p, "/data")
+	return !strings.HasPrefix(p, "/homes") && !strings.HasSuffix(p, "/data") && !strings.Contains(p, "/scriptPlayer/script/")
 }
 
 // MaxChange bounds the body of a change the journal takes.

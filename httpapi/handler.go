@@ -59,12 +59,13 @@ type Config struct {
 	// for a client that does not read before the client is dropped. Zero
 	// means [DefaultEventWriteTimeout].
 	EventWriteTimeout time.Duration
-	// ScriptsDir is the directory of the script player's .bhv scripts:
-	// files new or changed since the last listing are read when the
-	// scripts are listed (unchanged ones are not read again), scripts whose
-	// file is gone are removed, and uploads and saves are written there.
-	// Empty means scripts live in memory only.
-	ScriptsDir string
+	// Scripts is where the script player's .bhv scripts are kept
+	// (store.ScriptDir keeps them in a directory): files new or changed
+	// since the last listing are read when the scripts are listed
+	// (unchanged ones are not read again), scripts whose file is gone are
+	// removed, and uploads and saves are written there. Nil means scripts
+	// live in memory only.
+	Scripts ScriptFiles
 	// Logger receives one line per request (method, path, status, bytes,
 	// duration) and the handler's own warnings and errors. Nil means no
 	// request lines, and warnings to slog.Default().
@@ -85,21 +86,21 @@ type Config struct {
 	// /homes/{home} removes it, and /homes/{home}/… is that home's
 	// simulation and mediation, at the same paths as Home's. Each home
 	// created gets this Config with its own Home, Engine and Prefix, no
-	// ScriptsDir (its scripts live in memory) and no Logger (this handler
+	// Scripts (its scripts live in memory) and no Logger (this handler
 	// logs its requests). The caller closes Homes after the server.
 	Homes *Homes
 }
 
 // server holds the dependencies of the handlers.
 type server struct {
-	cfg        Config // as given, with the defaults filled in
-	homes      *Homes // nil: one home
-	home       *sim.Home
-	engine     *mediation.Engine
-	maxBody    int64
-	keepAlive  time.Duration
-	events     *eventHub
-	scriptsDir string
+	cfg       Config // as given, with the defaults filled in
+	homes     *Homes // nil: one home
+	home      *sim.Home
+	engine    *mediation.Engine
+	maxBody   int64
+	keepAlive time.Duration
+	events    *eventHub
+	scripts   ScriptFiles
 
 	log          *slog.Logger
 	scriptsMu    sync.Mutex       // serialises syncScripts and uploads to the directory
@@ -148,7 +149,7 @@ func NewHandler(cfg Config) *Handler {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
 	s := &server{cfg: cfg, homes: cfg.Homes, home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
-		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scriptsDir: cfg.ScriptsDir,
+		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scripts: cfg.Scripts,
 		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
 		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota), log: cmp.Or(cfg.Logger, slog.Default())}
 	s.syncScripts()

@@ -152,7 +152,7 @@ func (hs *Homes) create(cfg Config, name string, spec HomeSpec) (HomeInfo, error
 	c := cfg
 	c.Home, c.Engine, c.Homes = parts.Home, parts.Engine, nil
 	c.Prefix = "/homes/" + name
-	c.ScriptsDir = ""  // a home's scripts live with it, in memory
+	c.Scripts = nil    // a home's scripts live with it, in memory
 	c.Logger = nil     // the parent logs its requests
 	c.Middleware = nil // nor is a home of /homes kept on disk
 	h := NewHandler(c)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/sim"
+	"github.com/pervasim/pervasim/store"
 )
 
 const morning = `<behavior startdate="01/02/2024-08:00:00" factor="30">
@@ -82,7 +83,7 @@ func TestScriptsDirectory(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "broken.bhv"), []byte("<behavior><fly/></behavior>"), 0o644)
 	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-	h := httpapi.NewHandler(httpapi.Config{Home: home, ScriptsDir: dir})
+	h := httpapi.NewHandler(httpapi.Config{Home: home, Scripts: scriptDir(t, dir)})
 	defer h.Close()
 	f := &fixture{home: home, handler: h}
 
@@ -145,7 +146,7 @@ func TestScriptsDirectoryNotReparsed(t *testing.T) {
 		t.Fatal(err)
 	}
 	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-	h := httpapi.NewHandler(httpapi.Config{Home: home, ScriptsDir: dir, ScriptsQuota: 2048})
+	h := httpapi.NewHandler(httpapi.Config{Home: home, Scripts: scriptDir(t, dir), ScriptsQuota: 2048})
 	defer h.Close()
 	f := &fixture{home: home, handler: h}
 	list := func() string { return f.mustDo(t, "GET", "/platform/scriptPlayer/scripts", "").Body.String() }
@@ -229,4 +230,14 @@ func TestResetStopsTheScript(t *testing.T) {
 		t.Errorf("the stopped script still acted: persons %s", got)
 	}
 	f.mustDo(t, "PUT", "/platform/scriptPlayer/script/morning.bhv", `{"state":"started"}`)
+}
+
+// scriptDir keeps scripts in dir, as the server does.
+func scriptDir(t *testing.T, dir string) *store.ScriptDir {
+	t.Helper()
+	d, err := store.NewScriptDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"mime"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -25,6 +23,26 @@ func scriptID(id string) string {
 // default (Config.ScriptsQuota): 256 MiB.
 const DefaultScriptsQuota = 256 << 20
 
+// ScriptFile describes a stored script: its name (the script's id, ending
+// in .bhv) and what tells its versions apart without reading it. ScriptFile
+// is a plain value, safe for concurrent use as long as nobody modifies it.
+type ScriptFile struct {
+	Name    string
+	Size    int64
+	ModTime time.Time
+}
+
+// ScriptFiles keeps the script player's scripts (see Config.Scripts). Its
+// methods must be safe for concurrent use.
+type ScriptFiles interface {
+	// List returns the stored scripts.
+	List() ([]ScriptFile, error)
+	// Read returns a stored script's text.
+	Read(name string) ([]byte, error)
+	// Write stores a script whole and returns what List will say of it.
+	Write(name string, src []byte) (ScriptFile, error)
+}
+
 // stamp identifies a version of a script file without reading it.
 type stamp struct {
 	size int64
@@ -37,41 +55,38 @@ type stamp struct {
 // Unchanged files cost a stat each, so listing the scripts stays cheap. A
 // file that does not parse is logged and left out.
 func (s *server) syncScripts() {
-	if s.scriptsDir == "" {
+	if s.scripts == nil {
 		return
 	}
-	files, err := filepath.Glob(filepath.Join(s.scriptsDir, "*.bhv"))
+	files, err := s.scripts.List()
 	if err != nil {
+		s.log.Warn("scripts not listed", "err", err)
 		return
 	}
 	s.scriptsMu.Lock()
 	defer s.scriptsMu.Unlock()
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
-		id := filepath.Base(f)
+		id := f.Name
 		if !sim.ValidID(id) {
 			continue
 		}
-		info, err := os.Stat(f)
-		if err != nil || !info.Mode().IsRegular() {
-			continue
-		}
 		seen[id] = true
-		st := stamp{size: info.Size(), mod: info.ModTime()}
+		st := stamp{size: f.Size, mod: f.ModTime}
 		if old, ok := s.stamps[id]; ok && old == st {
 			continue
 		}
 		s.stamps[id] = st
-		if info.Size() > sim.MaxScriptSize {
-			s.log.Warn("script left out", "file", f, "err", "larger than 1 MiB")
+		if f.Size > sim.MaxScriptSize {
+			s.log.Warn("script left out", "file", id, "err", "larger than 1 MiB")
 			continue
 		}
-		src, err := os.ReadFile(f)
+		src, err := s.scripts.Read(id)
 		if err != nil {
 			continue
 		}
 		if _, err := s.home.AddScript(id, src); err != nil {
-			s.log.Warn("script left out", "file", f, "err", err)
+			s.log.Warn("script left out", "file", id, "err", err)
 		}
 	}
 	for id := range s.stamps {
@@ -98,24 +113,19 @@ func (s *server) checkQuota(id string, n int) error {
 	return nil
 }
 
-// saveScriptFile writes a script to the scripts directory, if there is one.
-func (s *server) saveScriptFile(id string, src []byte) error {
-	if s.scriptsDir == "" {
+// saveScriptFile stores a script, if scripts are stored, and notes its
+// stamp so that the next listing does not read it again; s.scriptsMu is
+// held.
+func (s *server) saveScriptFileLocked(id string, src []byte) error {
+	if s.scripts == nil {
 		return nil
 	}
-	tmp, err := os.CreateTemp(s.scriptsDir, ".upload-*")
+	f, err := s.scripts.Write(id, src)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(src); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(s.scriptsDir, id))
+	s.stamps[id] = stamp{size: f.Size, mod: f.ModTime}
+	return nil
 }
 
 func (s *server) handleScriptList() http.Handler {
@@ -241,12 +251,8 @@ func (s *server) handleScriptCreate() http.Handler {
 		}
 		if src, err := s.home.ScriptSource(id); err == nil {
 			s.scriptsMu.Lock()
-			if err := s.saveScriptFile(id, src); err != nil {
-				s.log.Warn("script not written to the scripts directory", "id", id, "err", err)
-			} else if s.scriptsDir != "" {
-				if info, err := os.Stat(filepath.Join(s.scriptsDir, id)); err == nil {
-					s.stamps[id] = stamp{size: info.Size(), mod: info.ModTime()}
-				}
+			if err := s.saveScriptFileLocked(id, src); err != nil {
+				s.log.Warn("script not stored", "id", id, "err", err)
 			}
 			s.scriptsMu.Unlock()
 		}

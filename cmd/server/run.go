@@ -11,17 +11,14 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/pervasim/pervasim/bridge"
-	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/natsbus"
@@ -205,11 +202,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.demo {
 		physics = sim.PhysicsRealistic
 	}
-	if o.scriptsDir != "" {
-		if err := os.MkdirAll(o.scriptsDir, 0o755); err != nil {
-			return fmt.Errorf("-scripts: %w", err)
-		}
-	}
 	for _, a := range []struct{ flag, addr string }{{"-nats", o.natsAddr}, {"-mqtt", o.mqttAddr}} {
 		if a.addr != "" && !loopbackAddr(a.addr) {
 			fmt.Fprintf(stderr, "warning: %s %s is reachable from other machines and has no authentication: anyone who can reach it can read the homes' events, set devices and join chains\n", a.flag, a.addr)
@@ -236,10 +228,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		journal = st.Wrap
 		if o.scriptsDir == "" {
 			o.scriptsDir = filepath.Join(o.stateDir, "scripts")
-			if err := os.MkdirAll(o.scriptsDir, 0o755); err != nil {
-				return fmt.Errorf("-state: %w", err)
-			}
 		}
+	}
+	var scripts httpapi.ScriptFiles
+	if o.scriptsDir != "" {
+		d, err := store.NewScriptDir(o.scriptsDir)
+		if err != nil {
+			return fmt.Errorf("-scripts: %w", err)
+		}
+		scripts = d
 	}
 	homes := httpapi.NewHomes(build, o.maxHomes)
 	defer homes.Close()
@@ -254,7 +251,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		MaxEventClients: o.maxEventClients,
 		Logger:          logger,
 		ScriptsQuota:    o.scriptsQuota,
-		ScriptsDir:      o.scriptsDir,
+		Scripts:         scripts,
 		Homes:           homes,
 		Middleware:      journal,
 	})
@@ -271,8 +268,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if o.chainsDir != "" {
-		if err := loadChains(engine, o.chainsDir, o.placeholders); err != nil {
-			return err
+		if err := store.LoadChainDir(engine, o.chainsDir, o.placeholders); err != nil {
+			return fmt.Errorf("-chains: %w", err)
 		}
 	}
 	if st != nil && !restored {
@@ -330,38 +327,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
-	}
-	return nil
-}
-
-// loadChains loads every .dscilia file of dir, in name order, into engine,
-// leaving out the chains the engine has already. An error names the file.
-func loadChains(engine *mediation.Engine, dir string, placeholders bool) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.dscilia"))
-	if err != nil {
-		return fmt.Errorf("-chains: %w", err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		return fmt.Errorf("-chains: %w", err)
-	}
-	slices.Sort(files)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return fmt.Errorf("-chains: %w", err)
-		}
-		d, err := dscilia.Parse(data)
-		if err == nil {
-			// Chains the engine has (restored from -state) are left as they are.
-			d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
-				_, err := engine.Chain(c.ID)
-				return err == nil && !c.Extension
-			})
-			_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
-		}
-		if err != nil {
-			return fmt.Errorf("-chains: %s: %w", f, err)
-		}
 	}
 	return nil
 }

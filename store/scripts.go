@@ -1,0 +1,137 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/pervasim/pervasim/dscilia"
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// ScriptDir keeps the script player's scripts as the .bhv files of a
+// directory; it implements httpapi.ScriptFiles. Files people put there or
+// edit are seen at the next listing. ScriptDir is safe for concurrent use.
+type ScriptDir struct {
+	dir string
+}
+
+// NewScriptDir returns the scripts of dir, making it when missing.
+func NewScriptDir(dir string) (*ScriptDir, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	return &ScriptDir{dir: dir}, nil
+}
+
+// Dir returns the directory.
+func (d *ScriptDir) Dir() string { return d.dir }
+
+// List returns the regular .bhv files, with their size and time.
+func (d *ScriptDir) List() ([]httpapi.ScriptFile, error) {
+	entries, err := os.ReadDir(d.dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []httpapi.ScriptFile
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".bhv") || !e.Type().IsRegular() {
+			continue
+		}
+		info, err := e.Info()
+		if err != nil {
+			continue // gone meanwhile
+		}
+		out = append(out, httpapi.ScriptFile{Name: e.Name(), Size: info.Size(), ModTime: info.ModTime()})
+	}
+	return out, nil
+}
+
+// Read returns a file's text.
+func (d *ScriptDir) Read(name string) ([]byte, error) {
+	if err := checkName(name); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(filepath.Join(d.dir, name))
+}
+
+// Write writes a file whole (through a temporary file, fsynced, renamed),
+// so that a reader never sees part of it, and returns what List will say
+// of it.
+func (d *ScriptDir) Write(name string, src []byte) (httpapi.ScriptFile, error) {
+	if err := checkName(name); err != nil {
+		return httpapi.ScriptFile{}, err
+	}
+	tmp, err := os.CreateTemp(d.dir, ".upload-*")
+	if err != nil {
+		return httpapi.ScriptFile{}, err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(src); err != nil {
+		tmp.Close()
+		return httpapi.ScriptFile{}, err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return httpapi.ScriptFile{}, err
+	}
+	if err := tmp.Close(); err != nil {
+		return httpapi.ScriptFile{}, err
+	}
+	path := filepath.Join(d.dir, name)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return httpapi.ScriptFile{}, err
+	}
+	if err := syncDir(d.dir); err != nil {
+		return httpapi.ScriptFile{}, err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return httpapi.ScriptFile{}, err
+	}
+	return httpapi.ScriptFile{Name: name, Size: info.Size(), ModTime: info.ModTime()}, nil
+}
+
+// checkName refuses names that are not one file of the directory.
+func checkName(name string) error {
+	if name == "" || name != filepath.Base(name) || strings.ContainsAny(name, `/\`) || name == "." || name == ".." {
+		return errors.New("a script's name is one file name")
+	}
+	return nil
+}
+
+// LoadChainDir loads every .dscilia file of dir, in name order, into
+// engine (see dscilia.Load), leaving out the chains the engine has already
+// (restored from the state, say). An error names the file.
+func LoadChainDir(engine *mediation.Engine, dir string, placeholders bool) error {
+	if _, err := os.Stat(dir); err != nil {
+		return err
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.dscilia"))
+	if err != nil {
+		return err
+	}
+	slices.Sort(files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		d, err := dscilia.Parse(data)
+		if err == nil {
+			d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
+				_, err := engine.Chain(c.ID)
+				return err == nil && !c.Extension
+			})
+			_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return nil
+}

@@ -72,6 +72,8 @@ type State struct {
 	served uint64 // tickets below this are done
 
 	snapMu sync.Mutex // one snapshot at a time
+	// openJournal opens a new journal; tests give one on a full disk.
+	openJournal func(path string) (*Journal, error)
 	closed chan struct{}
 	done   chan struct{}
 }
@@ -123,6 +125,7 @@ func New(cfg Config) *State {
 		s.log = slog.Default()
 	}
 	s.turn.L = &s.turnMu
+	s.openJournal = func(path string) (*Journal, error) { return OpenJournal(path, 0, 0) }
 	return s
 }
 
@@ -160,7 +163,7 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	}
 	// New changes go to a journal of their own, after what was replayed.
 	s.gen = last + 1
-	if s.journal, err = OpenJournal(s.journalPath(s.gen), 0, 0); err != nil {
+	if s.journal, err = s.openJournal(s.journalPath(s.gen)); err != nil {
 		return false, err
 	}
 	if err := syncDir(cfg.Dir); err != nil {
@@ -418,7 +421,7 @@ func (s *State) Snapshot() error {
 	s.ticket++
 	old := s.journal
 	g := s.gen + 1
-	next, err := OpenJournal(s.journalPath(g), 0, 0)
+	next, err := s.openJournal(s.journalPath(g))
 	if err != nil {
 		s.mu.Unlock()
 		s.waitTurn(t)

@@ -74,8 +74,8 @@ type State struct {
 	snapMu sync.Mutex // one snapshot at a time
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
-	closed chan struct{}
-	done   chan struct{}
+	closed      chan struct{}
+	done        chan struct{}
 }
 
 // record is a journaled change: a REST request.

@@ -44,6 +44,20 @@ func HomeSubject(prefix, home string, e sim.Event) string {
 // <prefix>.<name>.devices.<id>.error. Empty prefix means [DefaultPrefix].
 // Call stop to end both.
 func PublishHome(nc *nats.Conn, prefix, name string, home *sim.Home) (stop func(), err error) {
+	return PublishHomeWith(nc, prefix, name, home, func(id string, body []byte) (int, []byte) {
+		return httpapi.UpdateDeviceJSON(home, id, body)
+	})
+}
+
+// DeviceUpdater applies a device update as PUT /devices/device/{id} takes
+// it and returns the status and the JSON answer of that request. It must be
+// safe for concurrent use.
+type DeviceUpdater func(id string, body []byte) (status int, reply []byte)
+
+// PublishHomeWith is PublishHome with the device updates applied by
+// update: a server with durable state passes one that journals the change
+// first, as it does REST changes.
+func PublishHomeWith(nc *nats.Conn, prefix, name string, home *sim.Home, update DeviceUpdater) (stop func(), err error) {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
@@ -54,7 +68,7 @@ func PublishHome(nc *nats.Conn, prefix, name string, home *sim.Home) (stop func(
 		if err != nil {
 			return
 		}
-		status, reply := httpapi.UpdateDeviceJSON(home, id, msg.Data)
+		status, reply := update(id, msg.Data)
 		if msg.Reply != "" {
 			r := &nats.Msg{Subject: msg.Reply, Data: reply, Header: nats.Header{HeaderStatus: {strconv.Itoa(status)}}}
 			nc.PublishMsg(r)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -10,10 +11,12 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -213,9 +216,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer stopNATS()
 	build := func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-		return buildHome(o, name, nc, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout)
+		return buildHome(o, name, nc, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout, nil)
 	}
-	parts, err := buildHome(o, httpapi.DefaultHome, nc, loc, physics, stdout)
+	// Device updates over NATS or MQTT to the server's own home go through
+	// its REST API, behind the -state journal when there is one, so that
+	// they are kept as REST changes are.
+	var api atomic.Pointer[http.Handler]
+	devices := func(id string, body []byte) (int, []byte) {
+		h := api.Load()
+		if h == nil {
+			return http.StatusServiceUnavailable, []byte(`{"error":"the server is starting","code":"busy"}`)
+		}
+		req := httptest.NewRequest(http.MethodPut, "/"+strings.Trim(o.platformRoot, "/")+"/devices/device/"+url.PathEscape(id), bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		(*h).ServeHTTP(rec, req)
+		return rec.Code, bytes.TrimSpace(rec.Body.Bytes())
+	}
+	parts, err := buildHome(o, httpapi.DefaultHome, nc, loc, physics, stdout, devices)
 	if err != nil {
 		return err
 	}
@@ -255,6 +273,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		Homes:           homes,
 		Middleware:      journal,
 	})
+	var inner http.Handler = handler.API()
+	if st != nil {
+		inner = st.Wrap(inner)
+	}
+	api.Store(&inner)
 	restored := false
 	if st != nil {
 		if restored, err = st.Open(handler.API()); err != nil {
@@ -376,7 +399,7 @@ func connectNATS(o options) (nc *nats.Conn, lines string, stop func(), err error
 // them, and starts its live driver (simulated time follows the wall clock).
 // With a NATS connection, the engine gets the NATS adapters and linker, and
 // the home's events go out on NATS as name. The parts' Stop stops them all.
-func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physics sim.Physics, stdout io.Writer) (httpapi.HomeParts, error) {
+func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physics sim.Physics, stdout io.Writer, updater natsbus.DeviceUpdater) (httpapi.HomeParts, error) {
 	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
 	if err != nil {
 		return httpapi.HomeParts{}, err
@@ -395,7 +418,11 @@ func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physic
 			engine.Close()
 			return httpapi.HomeParts{}, err
 		}
-		if unpublish, err = natsbus.PublishHome(nc, o.natsPrefix, name, home); err != nil {
+		update := func(id string, body []byte) (int, []byte) { return httpapi.UpdateDeviceJSON(home, id, body) }
+		if updater != nil {
+			update = updater
+		}
+		if unpublish, err = natsbus.PublishHomeWith(nc, o.natsPrefix, name, home, update); err != nil {
 			devices.Close()
 			engine.Close()
 			return httpapi.HomeParts{}, err

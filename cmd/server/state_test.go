@@ -227,3 +227,27 @@ func TestStateSurvivesKill(t *testing.T) {
 		t.Errorf("no scripts directory: %v", err)
 	}
 }
+
+// TestStateKeepsNATSUpdates: a device update acknowledged over NATS is
+// journaled as a REST one is: it survives a SIGKILL right after its reply.
+func TestStateKeepsNATSUpdates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the server twice")
+	}
+	dir := t.TempDir()
+	p := startProc(t, "-state", dir, "-nats", "127.0.0.1:0")
+	call{method: "POST", path: "/platform/devices/device", body: `{"deviceId":"lamp","type":"iCasa.BinaryLight"}`, status: 200}.do(t, p.base)
+	nc := natsClient(t, p.nats)
+	reply, err := nc.Request("pervasim.default.devices.lamp.set", []byte(`{"name":"Porch lamp"}`), 10*time.Second)
+	if err != nil || reply.Header.Get("Pervasim-Status") != "200" {
+		t.Fatalf("NATS update = %v %s", err, reply.Data)
+	}
+	nc.Close()
+	p.kill()
+	p2 := startProc(t, "-state", dir)
+	call{method: "GET", path: "/platform/devices/device/lamp", status: 200, check: func(t *testing.T, d map[string]any) {
+		if d["name"] != "Porch lamp" {
+			t.Errorf("after the kill the lamp is named %v, want Porch lamp", d["name"])
+		}
+	}}.do(t, p2.base)
+}

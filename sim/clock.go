@@ -39,6 +39,11 @@ type ClockUpdate struct {
 	// Factor is how many simulated milliseconds pass per real millisecond,
 	// from 1 to [MaxFactor].
 	Factor *int
+	// CurrentTime, in milliseconds since the Unix epoch, moves simulated
+	// time to that instant and keeps the start date (applied after
+	// StartDate when both are given). It restores a clock as it stood;
+	// the REST API does not offer it.
+	CurrentTime *int64
 }
 
 // simClock maps wall time to simulated time. Simulated time is counted in
@@ -119,6 +124,9 @@ func (u ClockUpdate) validate() error {
 	if u.StartDate != nil && (*u.StartDate < minStartMillis || *u.StartDate > maxStartMillis) {
 		return invalidf("startDate %d is outside the years 1 to 9999", *u.StartDate)
 	}
+	if u.CurrentTime != nil && (*u.CurrentTime < minStartMillis || *u.CurrentTime > maxStartMillis) {
+		return invalidf("currentTime %d is outside the years 1 to 9999", *u.CurrentTime)
+	}
 	return nil
 }
 
@@ -128,6 +136,9 @@ func (c *simClock) apply(now time.Time, u ClockUpdate) {
 	if u.StartDate != nil {
 		c.start = *u.StartDate
 		c.elapsed = 0
+	}
+	if u.CurrentTime != nil {
+		c.elapsed = *u.CurrentTime - c.start
 	}
 	if u.Factor != nil {
 		c.factor = int64(*u.Factor)

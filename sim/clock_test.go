@@ -333,3 +333,32 @@ func TestClockDateStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestClockCurrentTime: CurrentTime puts the clock back as it stood (the
+// durable state restores it so), keeping the start date; timers move with
+// it, and a date outside the years 1 to 9999 is refused.
+func TestClockCurrentTime(t *testing.T) {
+	h, mock := newHome(t)
+	start, at := int64(1_366_279_200_000), int64(1_366_279_200_000+3_600_000)
+	c := mustUpdateClock(t, h, sim.ClockUpdate{StartDate: &start, CurrentTime: &at, Factor: ptr(2)})
+	if c.StartDate != start || c.CurrentTime != at {
+		t.Errorf("clock %+v, want start %d and current %d", c, start, at)
+	}
+	fired := false
+	h.After(time.Second, func() { fired = true })
+	later := at + 60_000
+	mustUpdateClock(t, h, sim.ClockUpdate{CurrentTime: &later})
+	checkCurrent(t, h, later)
+	if h.Clock().StartDate != start {
+		t.Errorf("the start date moved to %d", h.Clock().StartDate)
+	}
+	mock.Add(500 * time.Millisecond) // one simulated second at factor 2
+	h.RunUntil(h.Now())
+	if !fired {
+		t.Errorf("a timer one second ahead did not fire one second after the jump")
+	}
+	bad := int64(math.MaxInt64)
+	if _, err := h.UpdateClock(sim.ClockUpdate{CurrentTime: &bad}); !errors.Is(err, sim.ErrInvalid) {
+		t.Errorf("currentTime out of range = %v", err)
+	}
+}

@@ -199,12 +199,12 @@ func (h *Home) setClockLocked(u ClockUpdate) Clock {
 	now := h.wall.Now()
 	before, beforeNow := h.clock, h.clock.nowMillis(now)
 	h.clock.apply(now, u)
-	if u.StartDate != nil {
+	if u.StartDate != nil || u.CurrentTime != nil {
 		h.shiftTimersLocked(h.clock.nowMillis(now) - beforeNow)
 	}
 	h.wakeDriver()
 	c := h.clock.snapshot(now, h.loc)
-	if h.clock.start != before.start || h.clock.factor != before.factor || h.clock.paused != before.paused || u.StartDate != nil {
+	if h.clock.start != before.start || h.clock.factor != before.factor || h.clock.paused != before.paused || u.StartDate != nil || u.CurrentTime != nil {
 		h.publishLocked(Event{Type: EventClockModified, Clock: &c})
 	}
 	return c

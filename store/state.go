@@ -89,7 +89,8 @@ type record struct {
 
 // meta is what a snapshot keeps beside the home and the chains.
 type meta struct {
-	Time        int64                 `json:"time"` // simulated ms
+	StartDate   int64                 `json:"startDate"` // simulated ms
+	Time        int64                 `json:"time"`      // simulated ms
 	Factor      int                   `json:"factor"`
 	Paused      bool                  `json:"paused"`
 	Environment sim.EnvironmentUpdate `json:"environment"`
@@ -242,8 +243,11 @@ func (s *State) loadSnapshot(g int) error {
 	if _, err := home.UpdateEnvironment(m.Environment); err != nil {
 		return fmt.Errorf("%s: environment: %v", name("meta.json"), err)
 	}
-	t, f, p := m.Time, m.Factor, m.Paused
-	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &t, Factor: &f, Pause: &p}); err != nil {
+	start, t, f, p := m.StartDate, m.Time, m.Factor, m.Paused
+	if start == 0 {
+		start = t
+	}
+	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &start, CurrentTime: &t, Factor: &f, Pause: &p}); err != nil {
 		return fmt.Errorf("%s: clock: %v", name("meta.json"), err)
 	}
 	chains, err := os.ReadFile(name("chains.dscilia"))
@@ -468,7 +472,7 @@ func (s *State) capture(home, chains io.Writer) (meta, error) {
 		return meta{}, err
 	}
 	c := h.Clock()
-	m.Time, m.Factor, m.Paused = c.CurrentTime, c.Factor, c.Pause
+	m.StartDate, m.Time, m.Factor, m.Paused = c.StartDate, c.CurrentTime, c.Factor, c.Pause
 	env := h.Environment()
 	m.Environment = sim.EnvironmentUpdate{Latitude: &env.Latitude, Longitude: &env.Longitude, Sky: &env.Sky, WindowShare: &env.WindowShare}
 	if env.OutdoorMin != nil {

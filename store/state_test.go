@@ -99,7 +99,7 @@ func view(t *testing.T, s *server) map[string]any {
 		out[p] = v
 	}
 	c := s.home.Clock()
-	out["clock"] = []any{c.CurrentTime, c.Factor, c.Pause}
+	out["clock"] = []any{c.StartDate, c.CurrentTime, c.Factor, c.Pause}
 	return out
 }
 

@@ -129,6 +129,23 @@ func natsClient(t *testing.T, url string) *nats.Conn {
 	return nc
 }
 
+// listen subscribes the test to subject, with room for every message of
+// the cross-process tests.
+func listen(t *testing.T, url, subject string) chan *nats.Msg {
+	t.Helper()
+	nc := natsClient(t, url)
+	msgs := make(chan *nats.Msg, crossMessages)
+	sub, err := nc.ChanSubscribe(subject, msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub.SetPendingLimits(-1, -1)
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
 // sendBatches sends n numbers into the chain's rest-in "in", in batches of
 // 1,000 that its splitter splits. It runs on a goroutine of its own, so it
 // returns its error on errc.
@@ -184,14 +201,7 @@ func TestChainAcrossProcesses(t *testing.T) {
 	}
 	a := startProc(t, "-nats", "127.0.0.1:0")
 	b := startProc(t, "-nats-url", a.nats)
-	nc := natsClient(t, a.nats)
-	msgs := make(chan *nats.Msg, crossMessages)
-	sub, err := nc.ChanSubscribe("test.done", msgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub.SetPendingLimits(-1, -1)
-	nc.Flush()
+	msgs := listen(t, a.nats, "test.done")
 
 	b.form(t, "/mediation/recv", "")
 	b.form(t, "/mediation/recv/adapter/nats-in/in", "properties={subject=test.data}")
@@ -222,14 +232,7 @@ func TestLinkerAcrossProcesses(t *testing.T) {
 	}
 	a := startProc(t, "-nats", "127.0.0.1:0")
 	b := startProc(t, "-nats-url", a.nats)
-	nc := natsClient(t, a.nats)
-	msgs := make(chan *nats.Msg, crossMessages)
-	sub, err := nc.ChanSubscribe("test.done", msgs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub.SetPendingLimits(-1, -1)
-	nc.Flush()
+	msgs := listen(t, a.nats, "test.done")
 	for _, side := range []struct {
 		p    *proc
 		role string

@@ -172,6 +172,25 @@ func curl(t *testing.T, args []string) int {
 	return res.StatusCode
 }
 
+// runLine runs one line of a README block: a variable it sets goes into
+// vars, a curl command is sent and must succeed. It returns the words of a
+// curl command, nil for other lines.
+func runLine(t *testing.T, line string, vars map[string]string) []string {
+	t.Helper()
+	ws := words(line, vars)
+	switch {
+	case len(ws) == 1 && strings.Contains(ws[0], "="):
+		k, v, _ := strings.Cut(ws[0], "=")
+		vars[k] = v
+	case len(ws) > 0 && ws[0] == "curl":
+		if status := curl(t, ws[1:]); status >= 300 {
+			t.Errorf("README line: %s", line)
+		}
+		return ws
+	}
+	return nil
+}
+
 // TestReadmeWalkthrough runs every curl line of the README, in order, on
 // one fresh server: every answer must be a success, as the README shows.
 func TestReadmeWalkthrough(t *testing.T) {
@@ -185,16 +204,7 @@ func TestReadmeWalkthrough(t *testing.T) {
 		}
 		for _, line := range block {
 			line = strings.ReplaceAll(line, "http://127.0.0.1:8080", base)
-			ws := words(line, vars)
-			switch {
-			case len(ws) == 0:
-			case len(ws) == 1 && strings.Contains(ws[0], "="):
-				k, v, _ := strings.Cut(ws[0], "=")
-				vars[k] = v
-			case ws[0] == "curl":
-				if status := curl(t, ws[1:]); status >= 300 {
-					t.Logf("README line: %s", line)
-				}
+			if runLine(t, line, vars) != nil {
 				n++
 			}
 		}
@@ -256,16 +266,7 @@ func TestReadmeNATS(t *testing.T) {
 		for from, to := range hosts {
 			line = strings.ReplaceAll(line, from, to)
 		}
-		ws := words(line, vars)
-		switch {
-		case len(ws) == 0:
-		case len(ws) == 1 && strings.Contains(ws[0], "="):
-			k, v, _ := strings.Cut(ws[0], "=")
-			vars[k] = v
-		case ws[0] == "curl":
-			if status := curl(t, ws[1:]); status >= 300 {
-				t.Fatalf("README line: %s", line)
-			}
+		if ws := runLine(t, line, vars); ws != nil {
 			last = ws[len(ws)-1]
 		}
 	}

@@ -349,14 +349,16 @@ func TestGuardFlags(t *testing.T) {
 	}
 }
 
-// TestShutdownWithClientsConnected: the server shuts down while an event
-// stream is open and chains run; run returns well within its deadline.
-func TestShutdownWithClientsConnected(t *testing.T) {
+// startRun starts run with args and returns its base URL and a function
+// that shuts it down and fails the test unless run returns, without error,
+// well within its deadline.
+func startRun(t *testing.T, args ...string) (base string, shutdown func(what string)) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-demo"}, pw, io.Discard)
+		done <- run(ctx, args, pw, io.Discard)
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -365,22 +367,31 @@ func TestShutdownWithClientsConnected(t *testing.T) {
 		t.Fatal(err)
 	}
 	go io.Copy(io.Discard, pr)
-	base := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	return strings.TrimSpace(strings.TrimPrefix(line, "listening on ")), func(what string) {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("run = %v after shutdown", err)
+			}
+		case <-time.After(15 * time.Second): // a hang, not a speed check
+			t.Fatalf("run did not return after shutdown %s", what)
+		}
+	}
+}
+
+// TestShutdownWithClientsConnected: the server shuts down while an event
+// stream is open and chains run; run returns well within its deadline.
+func TestShutdownWithClientsConnected(t *testing.T) {
+	base, shutdown := startRun(t, "-addr", "127.0.0.1:0", "-demo")
 	res, err := http.Get(base + "/platform/events")
 	if err != nil {
-		cancel()
+		shutdown("")
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run = %v after shutdown", err)
-		}
-	case <-time.After(15 * time.Second): // a hang, not a speed check
-		t.Fatal("run did not return after shutdown with an event stream open")
-	}
+	shutdown("with an event stream open")
 }
 
 // TestSaysWhatItDoes: -h and -version answer and exit 0; the server prints
@@ -458,20 +469,7 @@ func TestPrintsWhatItServes(t *testing.T) {
 // each at the same paths under /homes/<name>/, and shuts down with an event
 // stream of one of them open.
 func TestHomes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-max-homes", "2"}, pw, io.Discard)
-		pw.Close()
-	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	go io.Copy(io.Discard, pr)
-	base := strings.TrimSpace(strings.TrimPrefix(line, "listening on "))
+	base, shutdown := startRun(t, "-addr", "127.0.0.1:0", "-max-homes", "2")
 	for _, c := range []call{
 		{method: "POST", path: "/homes/lab", body: `{"physics":"realistic"}`, status: 200,
 			want: `{"id":"lab","platform":"/homes/lab/platform","mediation":"/homes/lab/mediation","physics":"realistic"}`},
@@ -488,19 +486,11 @@ func TestHomes(t *testing.T) {
 	}
 	res, err := http.Get(base + "/homes/lab/platform/events")
 	if err != nil {
-		cancel()
+		shutdown("")
 		t.Fatal(err)
 	}
 	defer res.Body.Close()
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("run = %v after shutdown", err)
-		}
-	case <-time.After(15 * time.Second): // a hang, not a speed check
-		t.Fatal("run did not return after shutdown with a home's event stream open")
-	}
+	shutdown("with a home's event stream open")
 }
 
 // TestChainsDir: -chains loads every .dscilia file of a directory at start;

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -216,7 +217,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer stopNATS()
 	build := func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-		return buildHome(o, name, nc, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout, nil)
+		parts, start, err := buildHome(o, name, nc, loc, sim.Physics(cmp.Or(spec.Physics, string(sim.PhysicsContract))), stdout, nil)
+		if err == nil {
+			start()
+		}
+		return parts, err
 	}
 	// Device updates over NATS or MQTT to the server's own home go through
 	// its REST API, behind the -state journal when there is one, so that
@@ -233,7 +238,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		(*h).ServeHTTP(rec, req)
 		return rec.Code, bytes.TrimSpace(rec.Body.Bytes())
 	}
-	parts, err := buildHome(o, httpapi.DefaultHome, nc, loc, physics, stdout, devices)
+	parts, startDriver, err := buildHome(o, httpapi.DefaultHome, nc, loc, physics, stdout, devices)
 	if err != nil {
 		return err
 	}
@@ -300,6 +305,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("-state: %w", err)
 		}
 	}
+	startDriver() // the home is set up: simulated time may run
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -396,27 +402,28 @@ func connectNATS(o options) (nc *nats.Conn, lines string, stop func(), err error
 }
 
 // buildHome builds a home, its mediation engine and the bridge between
-// them, and starts its live driver (simulated time follows the wall clock).
+// them; startDriver starts its live driver (simulated time follows the wall
+// clock), once the home is set up.
 // With a NATS connection, the engine gets the NATS adapters and linker, and
 // the home's events go out on NATS as name. The parts' Stop stops them all.
-func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physics sim.Physics, stdout io.Writer, updater natsbus.DeviceUpdater) (httpapi.HomeParts, error) {
+func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physics sim.Physics, stdout io.Writer, updater natsbus.DeviceUpdater) (parts httpapi.HomeParts, startDriver func(), err error) {
 	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
 	if err != nil {
-		return httpapi.HomeParts{}, err
+		return httpapi.HomeParts{}, nil, err
 	}
 	engine := mediation.NewEngine(mediation.Config{Output: stdout, SendTimeout: o.sendTimeout, MaxDeliveries: o.maxDeliveries,
 		MaxChains: o.maxChains, MaxComponents: o.maxComponents, MaxBindings: o.maxBindings})
 	devices, err := bridge.New(home, engine) // the device-in and device-out adapters
 	if err != nil {
 		engine.Close()
-		return httpapi.HomeParts{}, err
+		return httpapi.HomeParts{}, nil, err
 	}
 	unpublish := func() {}
 	if nc != nil {
 		if _, err := natsbus.AttachEngine(engine, nc); err != nil {
 			devices.Close()
 			engine.Close()
-			return httpapi.HomeParts{}, err
+			return httpapi.HomeParts{}, nil, err
 		}
 		update := func(id string, body []byte) (int, []byte) { return httpapi.UpdateDeviceJSON(home, id, body) }
 		if updater != nil {
@@ -425,19 +432,21 @@ func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physic
 		if unpublish, err = natsbus.PublishHomeWith(nc, o.natsPrefix, name, home, update); err != nil {
 			devices.Close()
 			engine.Close()
-			return httpapi.HomeParts{}, err
+			return httpapi.HomeParts{}, nil, err
 		}
 	}
 	ctx, stopSim := context.WithCancel(context.Background())
 	simDone := make(chan struct{})
-	go func() { home.Run(ctx); close(simDone) }()
+	var once sync.Once
+	start := func() { once.Do(func() { go func() { home.Run(ctx); close(simDone) }() }) }
 	return httpapi.HomeParts{Home: home, Engine: engine, Stop: func() {
 		stopSim()
+		start() // so that simDone closes, whether it ran or not
 		<-simDone
 		unpublish()
 		devices.Close()
 		engine.Close()
-	}}, nil
+	}}, start, nil
 }
 
 // version returns the module's version, and the commit it was built from

@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 
+	"github.com/pervasim/pervasim/internal/jsonfast"
 	"github.com/pervasim/pervasim/mediation"
 )
 
@@ -49,10 +50,10 @@ func appendBatchItem(b []byte, m mediation.Message) ([]byte, error) {
 		id = nuid.Next()
 	}
 	b = append(b, `{"id":`...)
-	b = appendString(b, id)
+	b = jsonfast.AppendString(b, id)
 	b = append(b, `,"content":`...)
 	var err error
-	if b, err = appendJSON(b, m.Content); err != nil {
+	if b, err = jsonfast.Append(b, m.Content); err != nil {
 		return b[:mark], err
 	}
 	b = append(b, `,"properties":{`...)
@@ -69,8 +70,8 @@ func appendBatchItem(b []byte, m mediation.Message) ([]byte, error) {
 			b = append(b, ',')
 		}
 		first = false
-		b = append(appendString(b, k), ':')
-		if b, err = appendJSON(b, m.Properties[k]); err != nil {
+		b = append(jsonfast.AppendString(b, k), ':')
+		if b, err = jsonfast.Append(b, m.Properties[k]); err != nil {
 			return b[:mark], err
 		}
 	}
@@ -80,79 +81,79 @@ func appendBatchItem(b []byte, m mediation.Message) ([]byte, error) {
 // decodeBatch reads the messages of a batch: a JSON array of objects with
 // "id", "content" and "properties"; other fields are ignored.
 func decodeBatch(data []byte) ([]mediation.Message, error) {
-	p := &parser{data: data}
-	p.space()
-	if p.i >= len(data) || data[p.i] != '[' {
-		return nil, p.errorf("a batch is an array")
+	p := &jsonfast.Parser{Data: data}
+	p.Space()
+	if p.I >= len(data) || data[p.I] != '[' {
+		return nil, p.Errorf("a batch is an array")
 	}
-	p.i++
+	p.I++
 	var out []mediation.Message
-	p.space()
-	if p.i < len(data) && data[p.i] == ']' {
-		p.i++
-		if p.space(); p.i != len(data) {
-			return nil, p.errorf("data after the batch")
+	p.Space()
+	if p.I < len(data) && data[p.I] == ']' {
+		p.I++
+		if p.Space(); p.I != len(data) {
+			return nil, p.Errorf("data after the batch")
 		}
 		return out, nil
 	}
 	for {
-		p.space()
-		if p.i >= len(data) || data[p.i] != '{' {
-			return nil, p.errorf("a batch holds objects")
+		p.Space()
+		if p.I >= len(data) || data[p.I] != '{' {
+			return nil, p.Errorf("a batch holds objects")
 		}
-		m, err := p.batchItem()
+		m, err := batchItem(p)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, m)
-		p.space()
-		if p.i >= len(data) {
-			return nil, p.errorf("unexpected end in a batch")
+		p.Space()
+		if p.I >= len(data) {
+			return nil, p.Errorf("unexpected end in a batch")
 		}
-		switch data[p.i] {
+		switch data[p.I] {
 		case ',':
-			p.i++
+			p.I++
 		case ']':
-			p.i++
-			p.space()
-			if p.i != len(data) {
-				return nil, p.errorf("data after the batch")
+			p.I++
+			p.Space()
+			if p.I != len(data) {
+				return nil, p.Errorf("data after the batch")
 			}
 			return out, nil
 		default:
-			return nil, p.errorf("want , or ] in a batch")
+			return nil, p.Errorf("want , or ] in a batch")
 		}
 	}
 }
 
 // batchItem reads one object of a batch into a message, without making a
 // map of the object itself.
-func (p *parser) batchItem() (mediation.Message, error) {
+func batchItem(p *jsonfast.Parser) (mediation.Message, error) {
 	var m mediation.Message
 	var id string
-	p.i++ // {
+	p.I++ // {
 	for first := true; ; first = false {
-		p.space()
-		if p.i >= len(p.data) {
-			return m, p.errorf("unexpected end in a batch")
+		p.Space()
+		if p.I >= len(p.Data) {
+			return m, p.Errorf("unexpected end in a batch")
 		}
-		if p.data[p.i] == '}' && first {
-			p.i++
+		if p.Data[p.I] == '}' && first {
+			p.I++
 			break
 		}
-		if p.data[p.i] != '"' {
-			return m, p.errorf("want a key")
+		if p.Data[p.I] != '"' {
+			return m, p.Errorf("want a key")
 		}
-		k, err := p.key()
+		k, err := p.Key()
 		if err != nil {
 			return m, err
 		}
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return m, p.errorf("want : after a key")
+		p.Space()
+		if p.I >= len(p.Data) || p.Data[p.I] != ':' {
+			return m, p.Errorf("want : after a key")
 		}
-		p.i++
-		v, err := p.value(1)
+		p.I++
+		v, err := p.Value(1)
 		if err != nil {
 			return m, err
 		}
@@ -164,22 +165,22 @@ func (p *parser) batchItem() (mediation.Message, error) {
 		case "properties":
 			props, ok := v.(map[string]any)
 			if !ok && v != nil {
-				return m, p.errorf("properties must be an object")
+				return m, p.Errorf("properties must be an object")
 			}
 			m.Properties = props
 		}
-		p.space()
-		if p.i >= len(p.data) {
-			return m, p.errorf("unexpected end in a batch")
+		p.Space()
+		if p.I >= len(p.Data) {
+			return m, p.Errorf("unexpected end in a batch")
 		}
-		if p.data[p.i] == '}' {
-			p.i++
+		if p.Data[p.I] == '}' {
+			p.I++
 			break
 		}
-		if p.data[p.i] != ',' {
-			return m, p.errorf("want , or } in an object")
+		if p.Data[p.I] != ',' {
+			return m, p.Errorf("want , or } in an object")
 		}
-		p.i++
+		p.I++
 	}
 	if m.Properties == nil {
 		m.Properties = make(map[string]any, 1)

@@ -1,11 +1,11 @@
-package natsbus
-
-// A JSON codec for the values chain messages hold (what encoding/json makes
-// of JSON: nil, bool, float64, string, []any, map[string]any, plus Go's
-// other numbers), for the nats linker's batches, where encoding/json's
-// reflection was three quarters of the cost of a hop. It reads and writes
-// the same JSON as encoding/json: FuzzFastJSON compares the two. Values of
-// other types are written by encoding/json.
+// Package jsonfast reads and writes the JSON values pervasim passes around
+// (what encoding/json makes of JSON: nil, bool, float64, string, []any,
+// map[string]any, plus Go's other numbers) without reflection: the nats
+// linker's batches and the REST device lists, where encoding/json's
+// reflection was most of the cost. It reads and writes the same bytes as
+// encoding/json (FuzzFastJSON compares the two); values of other types are
+// written by encoding/json. Its functions are safe for concurrent use.
+package jsonfast
 
 import (
 	"encoding/json"
@@ -21,12 +21,12 @@ import (
 // maxDepth bounds the nesting of arrays and objects, as encoding/json does.
 const maxDepth = 10000
 
-// appendJSON appends v as JSON to b.
-func appendJSON(b []byte, v any) ([]byte, error) {
-	return appendJSONDepth(b, v, 0)
+// Append appends v as JSON to b, as encoding/json writes it.
+func Append(b []byte, v any) ([]byte, error) {
+	return appendDepth(b, v, 0)
 }
 
-func appendJSONDepth(b []byte, v any, depth int) ([]byte, error) {
+func appendDepth(b []byte, v any, depth int) ([]byte, error) {
 	if depth > maxDepth {
 		return b, errors.New("json: nested too deep")
 	}
@@ -36,7 +36,7 @@ func appendJSONDepth(b []byte, v any, depth int) ([]byte, error) {
 	case bool:
 		return strconv.AppendBool(b, v), nil
 	case string:
-		return appendString(b, v), nil
+		return AppendString(b, v), nil
 	case float64:
 		return appendFloat(b, v, 64)
 	case float32:
@@ -63,7 +63,7 @@ func appendJSONDepth(b []byte, v any, depth int) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = appendJSONDepth(b, e, depth+1); err != nil {
+			if b, err = appendDepth(b, e, depth+1); err != nil {
 				return b, err
 			}
 		}
@@ -75,9 +75,9 @@ func appendJSONDepth(b []byte, v any, depth int) ([]byte, error) {
 		b = append(b, '{')
 		if len(v) == 1 {
 			for k, e := range v {
-				b = append(appendString(b, k), ':')
+				b = append(AppendString(b, k), ':')
 				var err error
-				if b, err = appendJSONDepth(b, e, depth+1); err != nil {
+				if b, err = appendDepth(b, e, depth+1); err != nil {
 					return b, err
 				}
 			}
@@ -92,9 +92,9 @@ func appendJSONDepth(b []byte, v any, depth int) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendString(b, k), ':')
+			b = append(AppendString(b, k), ':')
 			var err error
-			if b, err = appendJSONDepth(b, v[k], depth+1); err != nil {
+			if b, err = appendDepth(b, v[k], depth+1); err != nil {
 				return b, err
 			}
 		}
@@ -130,9 +130,9 @@ func appendFloat(b []byte, f float64, bits int) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes s as a JSON string, as encoding/json does: <, >, &,
+// AppendString appends s as a JSON string, as encoding/json writes it: <, >, &,
 // U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD.
-func appendString(b []byte, s string) []byte {
+func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -183,78 +183,83 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// parser reads JSON values as encoding/json does into an any.
-type parser struct {
-	data []byte
-	i    int
+// Parser reads JSON values as encoding/json does into an any, from Data
+// at I. It is not safe for concurrent use.
+type Parser struct {
+	Data []byte
+	I    int
 }
 
-func (p *parser) errorf(format string, args ...any) error {
-	return fmt.Errorf("json at byte %d: %s", p.i, fmt.Sprintf(format, args...))
+// Errorf returns an error at the parser's position.
+func (p *Parser) Errorf(format string, args ...any) error {
+	return fmt.Errorf("json at byte %d: %s", p.I, fmt.Sprintf(format, args...))
 }
 
-func (p *parser) space() {
-	for p.i < len(p.data) {
-		switch p.data[p.i] {
+// Space skips white space.
+func (p *Parser) Space() {
+	for p.I < len(p.Data) {
+		switch p.Data[p.I] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			p.I++
 		default:
 			return
 		}
 	}
 }
 
-// parseJSON reads data, one JSON value with nothing after it but space.
-func parseJSON(data []byte) (any, error) {
-	p := &parser{data: data}
-	v, err := p.value(0)
+// Parse reads data, one JSON value with nothing after it but space, as
+// encoding/json reads it into an any.
+func Parse(data []byte) (any, error) {
+	p := &Parser{Data: data}
+	v, err := p.Value(0)
 	if err != nil {
 		return nil, err
 	}
-	p.space()
-	if p.i != len(p.data) {
-		return nil, p.errorf("data after the value")
+	p.Space()
+	if p.I != len(p.Data) {
+		return nil, p.Errorf("data after the value")
 	}
 	return v, nil
 }
 
-func (p *parser) value(depth int) (any, error) {
+// Value reads a value at depth (nesting so far).
+func (p *Parser) Value(depth int) (any, error) {
 	if depth > maxDepth {
-		return nil, p.errorf("nested too deep")
+		return nil, p.Errorf("nested too deep")
 	}
-	p.space()
-	if p.i >= len(p.data) {
-		return nil, p.errorf("unexpected end")
+	p.Space()
+	if p.I >= len(p.Data) {
+		return nil, p.Errorf("unexpected end")
 	}
-	switch c := p.data[p.i]; {
+	switch c := p.Data[p.I]; {
 	case c == '{':
 		return p.object(depth)
 	case c == '[':
-		p.i++
+		p.I++
 		out := []any{}
-		p.space()
-		if p.i < len(p.data) && p.data[p.i] == ']' {
-			p.i++
+		p.Space()
+		if p.I < len(p.Data) && p.Data[p.I] == ']' {
+			p.I++
 			return out, nil
 		}
 		for {
-			v, err := p.value(depth + 1)
+			v, err := p.Value(depth + 1)
 			if err != nil {
 				return nil, err
 			}
 			out = append(out, v)
-			p.space()
-			if p.i >= len(p.data) {
-				return nil, p.errorf("unexpected end in an array")
+			p.Space()
+			if p.I >= len(p.Data) {
+				return nil, p.Errorf("unexpected end in an array")
 			}
-			switch p.data[p.i] {
+			switch p.Data[p.I] {
 			case ',':
-				p.i++
+				p.I++
 			case ']':
-				p.i++
+				p.I++
 				return out, nil
 			default:
-				return nil, p.errorf("want , or ] in an array")
+				return nil, p.Errorf("want , or ] in an array")
 			}
 		}
 	case c == '"':
@@ -268,168 +273,168 @@ func (p *parser) value(depth int) (any, error) {
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
 	}
-	return nil, p.errorf("unexpected %q", p.data[p.i])
+	return nil, p.Errorf("unexpected %q", p.Data[p.I])
 }
 
-func (p *parser) literal(word string) error {
-	if len(p.data)-p.i < len(word) || string(p.data[p.i:p.i+len(word)]) != word {
-		return p.errorf("want %s", word)
+func (p *Parser) literal(word string) error {
+	if len(p.Data)-p.I < len(word) || string(p.Data[p.I:p.I+len(word)]) != word {
+		return p.Errorf("want %s", word)
 	}
-	p.i += len(word)
+	p.I += len(word)
 	return nil
 }
 
-func (p *parser) object(depth int) (map[string]any, error) {
-	p.i++
+func (p *Parser) object(depth int) (map[string]any, error) {
+	p.I++
 	out := make(map[string]any, 4)
-	p.space()
-	if p.i < len(p.data) && p.data[p.i] == '}' {
-		p.i++
+	p.Space()
+	if p.I < len(p.Data) && p.Data[p.I] == '}' {
+		p.I++
 		return out, nil
 	}
 	for {
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != '"' {
-			return nil, p.errorf("want a key")
+		p.Space()
+		if p.I >= len(p.Data) || p.Data[p.I] != '"' {
+			return nil, p.Errorf("want a key")
 		}
 		k, err := p.string()
 		if err != nil {
 			return nil, err
 		}
-		p.space()
-		if p.i >= len(p.data) || p.data[p.i] != ':' {
-			return nil, p.errorf("want : after a key")
+		p.Space()
+		if p.I >= len(p.Data) || p.Data[p.I] != ':' {
+			return nil, p.Errorf("want : after a key")
 		}
-		p.i++
-		v, err := p.value(depth + 1)
+		p.I++
+		v, err := p.Value(depth + 1)
 		if err != nil {
 			return nil, err
 		}
 		out[k] = v
-		p.space()
-		if p.i >= len(p.data) {
-			return nil, p.errorf("unexpected end in an object")
+		p.Space()
+		if p.I >= len(p.Data) {
+			return nil, p.Errorf("unexpected end in an object")
 		}
-		switch p.data[p.i] {
+		switch p.Data[p.I] {
 		case ',':
-			p.i++
+			p.I++
 		case '}':
-			p.i++
+			p.I++
 			return out, nil
 		default:
-			return nil, p.errorf("want , or } in an object")
+			return nil, p.Errorf("want , or } in an object")
 		}
 	}
 }
 
 // number reads a number as a float64, checking RFC 8259's grammar.
-func (p *parser) number() (any, error) {
-	start := p.i
-	d := p.data
-	if d[p.i] == '-' {
-		p.i++
+func (p *Parser) number() (any, error) {
+	start := p.I
+	d := p.Data
+	if d[p.I] == '-' {
+		p.I++
 	}
 	digits := func() int {
 		n := 0
-		for p.i < len(d) && d[p.i] >= '0' && d[p.i] <= '9' {
-			p.i++
+		for p.I < len(d) && d[p.I] >= '0' && d[p.I] <= '9' {
+			p.I++
 			n++
 		}
 		return n
 	}
-	if p.i < len(d) && d[p.i] == '0' {
-		p.i++
+	if p.I < len(d) && d[p.I] == '0' {
+		p.I++
 	} else if digits() == 0 {
-		return nil, p.errorf("bad number")
+		return nil, p.Errorf("bad number")
 	}
-	if p.i < len(d) && d[p.i] == '.' {
-		p.i++
+	if p.I < len(d) && d[p.I] == '.' {
+		p.I++
 		if digits() == 0 {
-			return nil, p.errorf("bad number")
+			return nil, p.Errorf("bad number")
 		}
 	}
-	if p.i < len(d) && (d[p.i] == 'e' || d[p.i] == 'E') {
-		p.i++
-		if p.i < len(d) && (d[p.i] == '+' || d[p.i] == '-') {
-			p.i++
+	if p.I < len(d) && (d[p.I] == 'e' || d[p.I] == 'E') {
+		p.I++
+		if p.I < len(d) && (d[p.I] == '+' || d[p.I] == '-') {
+			p.I++
 		}
 		if digits() == 0 {
-			return nil, p.errorf("bad number")
+			return nil, p.Errorf("bad number")
 		}
 	}
-	f, err := strconv.ParseFloat(string(d[start:p.i]), 64)
+	f, err := strconv.ParseFloat(string(d[start:p.I]), 64)
 	if err != nil {
-		return nil, p.errorf("number %s: %v", d[start:p.i], err) // out of range, as encoding/json
+		return nil, p.Errorf("number %s: %v", d[start:p.I], err) // out of range, as encoding/json
 	}
 	return f, nil
 }
 
 // string reads a string, replacing invalid UTF-8 and lone surrogates by
 // U+FFFD as encoding/json does.
-func (p *parser) string() (string, error) {
-	p.i++
-	d := p.data
-	start := p.i
+func (p *Parser) string() (string, error) {
+	p.I++
+	d := p.Data
+	start := p.I
 	// The common case: no escape, all ASCII or valid UTF-8.
-	for p.i < len(d) {
-		c := d[p.i]
+	for p.I < len(d) {
+		c := d[p.I]
 		if c == '"' {
-			s := string(d[start:p.i])
-			p.i++
+			s := string(d[start:p.I])
+			p.I++
 			return s, nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
 		}
-		p.i++
+		p.I++
 	}
-	b := make([]byte, 0, p.i-start+16)
-	b = append(b, d[start:p.i]...)
-	for p.i < len(d) {
-		c := d[p.i]
+	b := make([]byte, 0, p.I-start+16)
+	b = append(b, d[start:p.I]...)
+	for p.I < len(d) {
+		c := d[p.I]
 		switch {
 		case c == '"':
-			p.i++
+			p.I++
 			return string(b), nil
 		case c < 0x20:
-			return "", p.errorf("control character in a string")
+			return "", p.Errorf("control character in a string")
 		case c == '\\':
-			p.i++
-			if p.i >= len(d) {
-				return "", p.errorf("unexpected end in a string")
+			p.I++
+			if p.I >= len(d) {
+				return "", p.Errorf("unexpected end in a string")
 			}
-			switch e := d[p.i]; e {
+			switch e := d[p.I]; e {
 			case '"', '\\', '/':
 				b = append(b, e)
-				p.i++
+				p.I++
 			case 'b':
 				b = append(b, '\b')
-				p.i++
+				p.I++
 			case 'f':
 				b = append(b, '\f')
-				p.i++
+				p.I++
 			case 'n':
 				b = append(b, '\n')
-				p.i++
+				p.I++
 			case 'r':
 				b = append(b, '\r')
-				p.i++
+				p.I++
 			case 't':
 				b = append(b, '\t')
-				p.i++
+				p.I++
 			case 'u':
-				r, ok := p.hex4(p.i + 1)
+				r, ok := p.hex4(p.I + 1)
 				if !ok {
-					return "", p.errorf("bad \\u escape")
+					return "", p.Errorf("bad \\u escape")
 				}
-				p.i += 5
+				p.I += 5
 				if utf16.IsSurrogate(r) {
 					r2, ok := rune(-1), false
-					if p.i+1 < len(d) && d[p.i] == '\\' && d[p.i+1] == 'u' {
-						r2, ok = p.hex4(p.i + 2)
+					if p.I+1 < len(d) && d[p.I] == '\\' && d[p.I+1] == 'u' {
+						r2, ok = p.hex4(p.I + 2)
 					}
 					if dec := utf16.DecodeRune(r, r2); ok && dec != utf8.RuneError {
-						p.i += 6
+						p.I += 6
 						r = dec
 					} else {
 						r = utf8.RuneError
@@ -437,33 +442,33 @@ func (p *parser) string() (string, error) {
 				}
 				b = utf8.AppendRune(b, r)
 			default:
-				return "", p.errorf("bad escape \\%c", e)
+				return "", p.Errorf("bad escape \\%c", e)
 			}
 		case c < utf8.RuneSelf:
 			b = append(b, c)
-			p.i++
+			p.I++
 		default:
-			r, size := utf8.DecodeRune(d[p.i:])
+			r, size := utf8.DecodeRune(d[p.I:])
 			if r == utf8.RuneError && size == 1 {
 				b = utf8.AppendRune(b, utf8.RuneError)
 			} else {
-				b = append(b, d[p.i:p.i+size]...)
+				b = append(b, d[p.I:p.I+size]...)
 			}
-			p.i += size
+			p.I += size
 		}
 	}
-	return "", p.errorf("unexpected end in a string")
+	return "", p.Errorf("unexpected end in a string")
 }
 
-// key reads a string at p.i and returns its bytes: in place when it has no
+// Key reads a string at p.I and returns its bytes: in place when it has no
 // escape and is plain ASCII, else as a new string's bytes.
-func (p *parser) key() ([]byte, error) {
-	start := p.i + 1
-	for i := start; i < len(p.data); i++ {
-		c := p.data[i]
+func (p *Parser) Key() ([]byte, error) {
+	start := p.I + 1
+	for i := start; i < len(p.Data); i++ {
+		c := p.Data[i]
 		if c == '"' {
-			p.i = i + 1
-			return p.data[start:i], nil
+			p.I = i + 1
+			return p.Data[start:i], nil
 		}
 		if c == '\\' || c < 0x20 || c >= utf8.RuneSelf {
 			break
@@ -474,12 +479,12 @@ func (p *parser) key() ([]byte, error) {
 }
 
 // hex4 reads four hex digits at i.
-func (p *parser) hex4(i int) (rune, bool) {
-	if i+4 > len(p.data) {
+func (p *Parser) hex4(i int) (rune, bool) {
+	if i+4 > len(p.Data) {
 		return 0, false
 	}
 	var r rune
-	for _, c := range p.data[i : i+4] {
+	for _, c := range p.Data[i : i+4] {
 		v, ok := unhex(c)
 		if !ok {
 			return 0, false
@@ -487,4 +492,16 @@ func (p *parser) hex4(i int) (rune, bool) {
 		r = r<<4 | rune(v)
 	}
 	return r, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10, true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }

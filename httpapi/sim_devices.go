@@ -26,9 +26,7 @@ func (s *server) handleDeviceTypes() http.Handler {
 }
 
 func (s *server) handleDeviceList() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		encode(w, http.StatusOK, s.home.Devices())
-	})
+	return http.HandlerFunc(s.writeDeviceList)
 }
 
 func (s *server) handleDeviceGet() http.Handler {

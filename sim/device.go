@@ -189,6 +189,36 @@ func (h *Home) Devices() []Device {
 	return out
 }
 
+// Reading is a property value that a device's snapshot computes rather than
+// stores: a sensor reading that follows its zone's variable. Reading is a
+// plain value, safe for concurrent use as long as nobody modifies it.
+type Reading struct {
+	Name  string
+	Value any
+}
+
+// EachDevice calls fn with each device, in creation order, as [Home.Devices]
+// would return it, without copying it: d.Properties holds the stored
+// properties and readings the values that replace or join them (the sensor
+// readings that follow their zone). fn runs under the home's lock: it must
+// not keep d, readings or anything they hold, nor call the home. It serves
+// the encoders that write every device, where copying each was most of the
+// cost.
+func (h *Home) EachDevice(fn func(d *Device, readings []Reading)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var rs []Reading
+	for _, d := range h.devices.list {
+		rs = rs[:0]
+		for _, spec := range d.kind.Properties {
+			if spec.Follows != "" {
+				rs = append(rs, Reading{Name: spec.Name, Value: d.reading(spec)})
+			}
+		}
+		fn(&d.Device, rs)
+	}
+}
+
 // UpdateDevice applies a partial change to a device and returns the device
 // after it. The change is validated in full before anything is applied: a
 // bad value is an error of kind [ErrInvalid], a location naming no zone

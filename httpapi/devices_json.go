@@ -1,0 +1,133 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/pervasim/pervasim/internal/jsonfast"
+	"github.com/pervasim/pervasim/sim"
+)
+
+// listBuffers keeps the buffers of device lists between requests.
+var listBuffers = sync.Pool{New: func() any { return new(listBuffer) }}
+
+type listBuffer struct {
+	b    []byte
+	keys []string
+	err  error
+}
+
+// writeDeviceList writes GET /devices/devices without copying the
+// devices or reflecting on them: the same bytes as encoding/json writes
+// for home.Devices(), at a fraction of the cost.
+func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
+	lb := listBuffers.Get().(*listBuffer)
+	defer func() {
+		if cap(lb.b) <= 16<<20 {
+			listBuffers.Put(lb)
+		}
+	}()
+	lb.b, lb.err = append(lb.b[:0], '['), nil
+	first := true
+	s.home.EachDevice(func(d *sim.Device, readings []sim.Reading) {
+		if lb.err != nil {
+			return
+		}
+		if !first {
+			lb.b = append(lb.b, ',')
+		}
+		first = false
+		lb.b, lb.keys, lb.err = appendDevice(lb.b, lb.keys, d, readings)
+	})
+	if lb.err != nil {
+		encode(w, http.StatusOK, s.home.Devices()) // a value jsonfast leaves to encoding/json failed: let it say so
+		return
+	}
+	lb.b = append(lb.b, ']', '\n')
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	w.Write(lb.b)
+}
+
+// appendDevice appends d as encoding/json writes a sim.Device, with the
+// readings in its properties; keys is scratch space.
+func appendDevice(b []byte, keys []string, d *sim.Device, readings []sim.Reading) ([]byte, []string, error) {
+	b = append(b, `{"id":`...)
+	b = jsonfast.AppendString(b, d.ID)
+	b = append(b, `,"name":`...)
+	b = jsonfast.AppendString(b, d.Name)
+	b = append(b, `,"type":`...)
+	b = jsonfast.AppendString(b, d.Type)
+	if d.Location != "" {
+		b = append(b, `,"location":`...)
+		b = jsonfast.AppendString(b, d.Location)
+	}
+	b = append(b, `,"positionX":`...)
+	b = strconv.AppendInt(b, int64(d.PositionX), 10)
+	b = append(b, `,"positionY":`...)
+	b = strconv.AppendInt(b, int64(d.PositionY), 10)
+	if d.Width != 0 {
+		b = append(b, `,"width":`...)
+		b = strconv.AppendInt(b, int64(d.Width), 10)
+	}
+	if d.Height != 0 {
+		b = append(b, `,"height":`...)
+		b = strconv.AppendInt(b, int64(d.Height), 10)
+	}
+	b = append(b, `,"state":`...)
+	b = jsonfast.AppendString(b, d.State)
+	b = append(b, `,"fault":`...)
+	b = jsonfast.AppendString(b, d.Fault)
+	b = append(b, `,"services":`...)
+	if d.Services == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, sv := range d.Services {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = jsonfast.AppendString(b, sv)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"properties":`...)
+	if d.Properties == nil && len(readings) == 0 {
+		return append(b, "null}"...), keys, nil
+	}
+	keys = keys[:0]
+	for k := range d.Properties {
+		keys = append(keys, k)
+	}
+	for _, r := range readings {
+		if _, ok := d.Properties[r.Name]; !ok {
+			keys = append(keys, r.Name)
+		}
+	}
+	slices.Sort(keys)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonfast.AppendString(b, k)
+		b = append(b, ':')
+		v, found := any(nil), false
+		for _, r := range readings {
+			if r.Name == k {
+				v, found = r.Value, true
+				break
+			}
+		}
+		if !found {
+			v = d.Properties[k]
+		}
+		var err error
+		if b, err = jsonfast.Append(b, v); err != nil {
+			return b, keys, err
+		}
+	}
+	return append(b, '}', '}'), keys, nil
+}

@@ -51,6 +51,33 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 	w.Write(lb.b)
 }
 
+// writeDevice writes GET /devices/device/{id} as writeDeviceList writes
+// the list: the bytes encoding/json writes, without copying the device.
+func (s *server) writeDevice(w http.ResponseWriter, r *http.Request) {
+	lb := listBuffers.Get().(*listBuffer)
+	defer listBuffers.Put(lb)
+	lb.b, lb.err = lb.b[:0], nil
+	err := s.home.ViewDevice(pathID(r), func(d *sim.Device, readings []sim.Reading) {
+		lb.b, lb.keys, lb.err = appendDevice(lb.b, lb.keys, d, readings)
+	})
+	switch {
+	case err != nil:
+		writeError(w, r, err)
+	case lb.err != nil:
+		d, err := s.home.Device(pathID(r))
+		respond(w, r, d, err)
+	default:
+		lb.b = append(lb.b, '\n')
+		h := w.Header()
+		h["Content-Type"] = jsonContentType
+		w.WriteHeader(http.StatusOK)
+		w.Write(lb.b)
+	}
+}
+
+// jsonContentType is the Content-Type of JSON answers, shared.
+var jsonContentType = []string{"application/json; charset=utf-8"}
+
 // appendDevice appends d as encoding/json writes a sim.Device, with the
 // readings in its properties; keys is scratch space.
 func appendDevice(b []byte, keys []string, d *sim.Device, readings []sim.Reading) ([]byte, []string, error) {

@@ -45,3 +45,27 @@ func TestDeviceListBytes(t *testing.T) {
 		t.Errorf("no devices = %q", got)
 	}
 }
+
+// TestDeviceGetBytes: GET /devices/device/{id} writes what encoding/json
+// writes of Home.Device, for every device of the list test's home.
+func TestDeviceGetBytes(t *testing.T) {
+	f := newFixture(t)
+	f.house(t)
+	f.mustDo(t, "POST", "/platform/devices/device", `{"deviceId":"t","type":"iCasa.Thermometer","positionX":500,"positionY":400}`)
+	f.mustDo(t, "POST", "/platform/devices/device", `{"deviceId":"h","type":"iCasa.Heater","properties":{"note":"<x>"}}`)
+	for _, id := range []string{"t", "h"} {
+		got := f.mustDo(t, "GET", "/platform/devices/device/"+id, "").Body.Bytes()
+		d, err := f.home.Device(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		json.NewEncoder(&want).Encode(d)
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("GET %s:\ngot  %s\nwant %s", id, got, want.Bytes())
+		}
+	}
+	if rec := f.do(t, "GET", "/platform/devices/device/nope", ""); rec.Code != 404 {
+		t.Errorf("unknown device = %d", rec.Code)
+	}
+}

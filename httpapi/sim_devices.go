@@ -30,10 +30,7 @@ func (s *server) handleDeviceList() http.Handler {
 }
 
 func (s *server) handleDeviceGet() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d, err := s.home.Device(pathID(r))
-		respond(w, r, d, err)
-	})
+	return http.HandlerFunc(s.writeDevice)
 }
 
 func (s *server) handleDeviceCreate() http.Handler {

@@ -219,6 +219,29 @@ func (h *Home) EachDevice(fn func(d *Device, readings []Reading)) {
 	}
 }
 
+// ViewDevice calls fn with the device id as [Home.Device] would return it,
+// without copying it, as [Home.EachDevice] does; it returns an error of kind
+// [ErrNotFound] (fn is not called) for an unknown id. fn runs under the
+// home's lock: it must not keep d, readings or anything they hold, nor call
+// the home.
+func (h *Home) ViewDevice(id string, fn func(d *Device, readings []Reading)) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d, ok := h.devices.get(id)
+	if !ok {
+		return notFoundf("device %q does not exist", truncate(id))
+	}
+	var buf [4]Reading
+	rs := buf[:0]
+	for _, spec := range d.kind.Properties {
+		if spec.Follows != "" {
+			rs = append(rs, Reading{Name: spec.Name, Value: d.reading(spec)})
+		}
+	}
+	fn(&d.Device, rs)
+	return nil
+}
+
 // UpdateDevice applies a partial change to a device and returns the device
 // after it. The change is validated in full before anything is applied: a
 // bad value is an error of kind [ErrInvalid], a location naming no zone

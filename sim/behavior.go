@@ -222,8 +222,8 @@ func (c *DeviceContext) PersonCount() int {
 func (c *DeviceContext) ZoneConsumption() float64 {
 	sum := 0.0
 	if c.d.zone != nil {
-		for _, d := range c.h.devices.list {
-			if d.zone == c.d.zone && d.ID != c.d.ID {
+		for _, d := range c.h.inZone.in(c.d.zone) {
+			if d.ID != c.d.ID {
 				sum += d.consumption
 			}
 		}
@@ -237,8 +237,8 @@ func (c *DeviceContext) anyInZone(f func(d *device) bool) bool {
 	if c.d.zone == nil {
 		return false
 	}
-	for _, d := range c.h.devices.list {
-		if d.zone == c.d.zone && d.ID != c.d.ID && f(d) {
+	for _, d := range c.h.inZone.in(c.d.zone) {
+		if d.ID != c.d.ID && f(d) {
 			return true
 		}
 	}

@@ -149,6 +149,9 @@ var builtinKinds = []Kind{
 		Doc: `Emits a device-event {"personId", "motion": "enter"|"move"|"leave"} when a person enters, moves in or leaves its zone.`,
 		Behavior: Behavior{
 			Persons: func(c *DeviceContext, m PersonMotion) {
+				if !c.h.watchedLocked() {
+					return // Emit would drop it: build nothing
+				}
 				c.Emit(map[string]any{"personId": m.PersonID, "motion": m.Motion})
 			},
 		},

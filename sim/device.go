@@ -36,6 +36,7 @@ type device struct {
 	Device
 	kind   Kind           // as the home's physics sees it
 	zone   *Zone          // the zone holding the device; nil outside every zone
+	n      uint64         // creation number: its place in h.devices.list (see zoneIndex)
 	timer  *timer         // the contract model's periodic heat update
 	ticker *timer         // the behaviour's Tick
 	frozen map[string]any // readings kept while the sensor is faulty
@@ -47,6 +48,12 @@ type device struct {
 	consumption float64 // W drawn
 	opening     float64 // m² open to the outdoors
 	noise       float64 // dB
+
+	// The volume of its zone, as the contract model's heat update last
+	// read it: valid while volZone is its zone and volGen h.volGen.
+	vol     float64
+	volZone *Zone
+	volGen  uint64
 }
 
 // snapshot returns the device as clients see it, with its live readings.
@@ -157,9 +164,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	h.placeDeviceLocked(d)
 	d.refresh()
 	h.devices.add(d.ID, d)
-	if d.kind.Behavior.Persons != nil {
-		h.sensors = append(h.sensors, d)
-	}
+	h.inZone.add(d)
 	h.publishDeviceLocked(EventDeviceAdded, d)
 	h.startTimersLocked(d)
 	h.settleDeviceLocked(d, nil)
@@ -259,6 +264,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 
 	old, from := cur.snapshot(), cur.zone
 	*cur = *next
+	h.inZone.moved(cur, from)
 	h.publishDeviceDiffLocked(old, cur)
 	h.retimeLocked(cur)
 	h.settleDeviceLocked(cur, from)
@@ -347,7 +353,7 @@ func (h *Home) DeleteDevice(id string) error {
 		return notFoundf("device %q does not exist", truncate(id))
 	}
 	h.devices.remove(id)
-	h.sensors = slices.DeleteFunc(h.sensors, func(s *device) bool { return s == d })
+	h.inZone.delete(d, d.zone)
 	h.cancelDeviceTimersLocked(d)
 	h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: id})
 	h.settleZoneEffectsLocked(d, d.zone)

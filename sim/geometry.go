@@ -71,7 +71,9 @@ func (h *Home) relocateAllLocked() {
 		if watched {
 			old = d.snapshot()
 		}
-		if h.placeDeviceLocked(d) && watched {
+		changed := h.placeDeviceLocked(d)
+		h.inZone.moved(d, from)
+		if changed && watched {
 			h.publishDeviceDiffLocked(old, d)
 		}
 		h.settleDeviceLocked(d, from)

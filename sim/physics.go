@@ -90,7 +90,7 @@ func (d *device) period() (int64, bool) {
 // one period after now; its behaviour's Tick, one Every after now.
 func (h *Home) startTimersLocked(d *device) {
 	if p, ok := d.period(); ok && h.physics == PhysicsContract {
-		d.timer = &timer{period: p, fire: func(h *Home, at int64) { h.tickThermalLocked(d) }}
+		d.timer = &timer{period: p, heat: d}
 		h.scheduleLocked(d.timer, h.nowLocked()+p)
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {
@@ -129,14 +129,27 @@ func (h *Home) tickThermalLocked(d *device) {
 	if z == nil || p == 0 {
 		return
 	}
-	v := z.VolumeM3()
+	if d.volZone != z || d.volGen != h.volGen {
+		d.vol, d.volZone, d.volGen = z.VolumeM3(), z, h.volGen
+	}
+	v := d.vol
 	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return
 	}
 	dt := float64(h.span) / 1000 // one period, or more when the live driver coalesces
-	t := h.ensureTemperatureLocked(z) + p*dt/(HeatCapacityPerM3*v)
+	old, ok := z.Variables[VarTemperature]
+	if !ok {
+		old = h.ensureTemperatureLocked(z)
+	}
+	t := old + p*dt/(HeatCapacityPerM3*v)
 	t = min(max(t, MinTemperature), MaxTemperature)
-	h.setVariableLocked(z, VarTemperature, &t)
+	switch {
+	case t == old:
+	case !h.watchedLocked():
+		z.Variables[VarTemperature] = t // what setVariableLocked would do, with one lookup less
+	default:
+		h.setVariableLocked(z, VarTemperature, &t)
+	}
 }
 
 // ensureTemperatureLocked returns z's temperature, first setting it to
@@ -188,10 +201,7 @@ func (h *Home) relightLocked(zones ...*Zone) {
 			continue
 		}
 		sum, involved := 0.0, h.lit[z.ID] || realistic
-		for _, d := range h.devices.list {
-			if d.zone != z {
-				continue
-			}
+		for _, d := range h.inZone.in(z) {
 			switch {
 			case d.kind.Behavior.Light != nil && realistic:
 				sum += d.light * efficacy(d)
@@ -227,8 +237,8 @@ func (h *Home) renoiseLocked(zones ...*Zone) {
 			continue
 		}
 		power, involved := 0.0, h.noisy[z.ID]
-		for _, d := range h.devices.list {
-			if d.zone != z || d.kind.Behavior.Noise == nil {
+		for _, d := range h.inZone.in(z) {
+			if d.kind.Behavior.Noise == nil {
 				continue
 			}
 			involved = true
@@ -290,10 +300,7 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 	if !h.watchedLocked() {
 		return
 	}
-	for _, d := range h.devices.list {
-		if d.zone != z {
-			continue
-		}
+	for _, d := range h.inZone.in(z) {
 		for _, spec := range d.kind.Properties {
 			if spec.Follows != variable {
 				continue
@@ -363,8 +370,19 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 	}
 	fromZ, _ := h.zones.get(from)
 	toZ, _ := h.zones.get(to)
-	for _, d := range h.sensors {
-		if d.zone == nil || d.zone != fromZ && d.zone != toZ || d.Fault == FaultYes {
+	a, b := h.inZone.in(fromZ), h.inZone.in(toZ)
+	if fromZ == toZ {
+		b = nil
+	}
+	for len(a) > 0 || len(b) > 0 {
+		// The devices of both zones, in creation order.
+		var d *device
+		if len(b) == 0 || len(a) > 0 && a[0].n < b[0].n {
+			d, a = a[0], a[1:]
+		} else {
+			d, b = b[0], b[1:]
+		}
+		if d.kind.Behavior.Persons == nil || d.Fault == FaultYes {
 			continue
 		}
 		motion := MotionMove

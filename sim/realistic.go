@@ -156,7 +156,7 @@ func abs(x int) int {
 }
 
 // invalidateShapesLocked forgets the shared walls after zones changed.
-func (h *Home) invalidateShapesLocked() { h.contactsValid = false }
+func (h *Home) invalidateShapesLocked() { h.contactsValid = false; h.volGen++ }
 
 // daylightLocked returns the daylight that reaches zone z through its
 // windows, in lux: the outdoor illuminance × the zone's average daylight
@@ -174,10 +174,8 @@ func (h *Home) daylightLocked(z *Zone) float64 {
 // active devices draw, in watts.
 func (h *Home) meterLocked(z *Zone) {
 	sum := 0.0
-	for _, d := range h.devices.list {
-		if d.zone == z {
-			sum += d.consumption
-		}
+	for _, d := range h.inZone.in(z) {
+		sum += d.consumption
 	}
 	h.setVariableLocked(z, VarElectricity, &sum)
 }

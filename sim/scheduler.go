@@ -8,40 +8,193 @@ import (
 )
 
 // A timer is one scheduled thing: a heater's next update, a script action.
-// Timers are ordered by (at, seq): equal times run in the order they were
-// scheduled, so a run is the same every time.
+// Timers run in the order of (at, scheduling order): equal times run in the
+// order they were scheduled, so a run is the same every time.
 type timer struct {
 	at        int64 // simulated ms since the epoch
-	seq       uint64
 	scheduled bool
 	period    int64 // > 0: reschedule period ms after at, chained from at, never from "now"
 	// fire runs with h.mu held; run runs without it, so it may call any
-	// Home method. Exactly one is set.
+	// Home method. heat is the device whose contract-model heat update this
+	// is, called directly: there are millions of them a simulated day.
+	// Exactly one is set.
 	fire func(h *Home, at int64)
 	run  func()
+	heat *device
+
+	slot *slot // where it waits while scheduled
+	idx  int   // its index in slot.items
 }
 
-// timerHeap is a binary min-heap of timers by (at, seq). The keys are
-// copied into the entries so that comparisons touch only the slice.
-type timerHeap []heapEntry
+// The schedule is a calendar: one slot per distinct due time, holding its
+// timers in the order they were scheduled (appending keeps that order, since
+// every scheduling comes after the previous one), and a min-heap of the
+// slots' times. Thousands of devices created together share their due times,
+// so a heater's update costs an append to the slot one period ahead instead
+// of a trip down a heap of every timer.
+type slot struct {
+	at    int64
+	items []*timer // nil: cancelled
+	next  int      // index of the next timer to run
+	live  int      // timers in items[next:] not cancelled
+	gen   uint64   // bumped when the slot is dropped or reused
+}
 
-type heapEntry struct {
+type calendar struct {
+	slots map[int64]*slot
+	times []slotRef // min-heap of the slots by time; may hold stale entries (slot gone)
+	stale int       // stale entries in times
+	last  *slot     // the slot scheduled into last: the next one usually goes there too
+	count int       // timers scheduled
+	free  []*slot   // emptied slots, for reuse
+}
+
+// slotRef is an entry of the calendar's heap: valid while gen is its
+// slot's.
+type slotRef struct {
 	at  int64
-	seq uint64
-	t   *timer
+	gen uint64
+	s   *slot
 }
 
-func (a *heapEntry) before(b *heapEntry) bool {
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
+// push adds t to the slot of its due time.
+func (c *calendar) push(t *timer) {
+	s := c.last
+	if s == nil || s.at != t.at {
+		s = c.slots[t.at]
+		if s == nil {
+			s = c.newSlot(t.at)
+		}
+		c.last = s
+	}
+	t.slot, t.idx = s, len(s.items)
+	s.items = append(s.items, t)
+	s.live++
+	c.count++
 }
 
-// up and down move entry i to its place, shifting the others over the
-// hole rather than swapping.
-func (q timerHeap) up(i int) {
+func (c *calendar) newSlot(at int64) *slot {
+	var s *slot
+	if n := len(c.free); n > 0 {
+		s, c.free = c.free[n-1], c.free[:n-1]
+		s.at = at
+	} else {
+		s = &slot{at: at}
+	}
+	if c.slots == nil {
+		c.slots = map[int64]*slot{}
+	}
+	c.slots[at] = s
+	c.times = append(c.times, slotRef{at: at, gen: s.gen, s: s})
+	heapUp(c.times, len(c.times)-1)
+	return s
+}
+
+// remove takes t out of its slot; the slot goes when nothing is left in it.
+func (c *calendar) remove(t *timer) {
+	s := t.slot
+	s.items[t.idx] = nil
+	t.slot = nil
+	s.live--
+	c.count--
+	if s.live == 0 {
+		c.drop(s)
+	}
+}
+
+// drop forgets slot s, leaving its time in the heap as a stale entry, and
+// rebuilds the heap once stale entries outnumber the live ones.
+func (c *calendar) drop(s *slot) {
+	delete(c.slots, s.at)
+	s.gen++
+	if c.last == s {
+		c.last = nil
+	}
+	c.stale++
+	if c.stale > len(c.slots)+64 {
+		c.times = c.times[:0]
+		for at, s := range c.slots {
+			c.times = append(c.times, slotRef{at: at, gen: s.gen, s: s})
+		}
+		for i := len(c.times)/2 - 1; i >= 0; i-- {
+			heapDown(c.times, i)
+		}
+		c.stale = 0
+	}
+}
+
+// first returns the slot due first, nil when none.
+func (c *calendar) first() *slot {
+	for len(c.times) > 0 {
+		r := c.times[0]
+		s := r.s
+		if r.gen == s.gen && s.live > 0 {
+			return s
+		}
+		c.popTime()
+		if r.gen == s.gen { // emptied by running it
+			delete(c.slots, s.at)
+			s.gen++
+			if c.last == s {
+				c.last = nil
+			}
+			clear(s.items)
+			s.items, s.next, s.live = s.items[:0], 0, 0
+			c.free = append(c.free, s)
+		} else {
+			c.stale--
+		}
+	}
+	return nil
+}
+
+func (c *calendar) popTime() {
+	n := len(c.times) - 1
+	c.times[0] = c.times[n]
+	c.times = c.times[:n]
+	if n > 0 {
+		heapDown(c.times, 0)
+	}
+}
+
+// take removes and returns the next timer of s, which has one.
+func (c *calendar) take(s *slot) *timer {
+	for {
+		t := s.items[s.next]
+		s.items[s.next] = nil
+		s.next++
+		if t != nil {
+			s.live--
+			c.count--
+			t.slot = nil
+			return t
+		}
+	}
+}
+
+// shift moves every due time by d: the order stays the same.
+func (c *calendar) shift(d int64) {
+	slots := make(map[int64]*slot, len(c.slots))
+	for at, s := range c.slots {
+		s.at = at + d
+		for _, t := range s.items[s.next:] {
+			if t != nil {
+				t.at += d
+			}
+		}
+		slots[at+d] = s
+	}
+	c.slots = slots
+	for i := range c.times {
+		c.times[i].at += d
+	}
+}
+
+func heapUp(q []slotRef, i int) {
 	e := q[i]
 	for i > 0 {
 		p := (i - 1) / 2
-		if !e.before(&q[p]) {
+		if e.at >= q[p].at {
 			break
 		}
 		q[i] = q[p]
@@ -50,17 +203,17 @@ func (q timerHeap) up(i int) {
 	q[i] = e
 }
 
-func (q timerHeap) down(i int) {
+func heapDown(q []slotRef, i int) {
 	n, e := len(q), q[i]
 	for {
 		m := 2*i + 1
 		if m >= n {
 			break
 		}
-		if r := m + 1; r < n && q[r].before(&q[m]) {
+		if r := m + 1; r < n && q[r].at < q[m].at {
 			m = r
 		}
-		if !q[m].before(&e) {
+		if q[m].at >= e.at {
 			break
 		}
 		q[i] = q[m]
@@ -71,44 +224,24 @@ func (q timerHeap) down(i int) {
 
 // scheduleLocked adds t to run at simulated time at.
 func (h *Home) scheduleLocked(t *timer, at int64) {
-	h.timerSeq++
-	t.at, t.seq, t.scheduled = at, h.timerSeq, true
-	h.timers = append(h.timers, heapEntry{at: at, seq: t.seq, t: t})
-	h.timers.up(len(h.timers) - 1)
+	t.at, t.scheduled = at, true
+	h.timers.push(t)
 	h.wakeDriver()
 }
 
-// cancelLocked removes t if it is scheduled. It is rare (a device removed,
-// a period changed), so it finds t by scanning rather than have every move
-// in the heap keep an index up to date.
+// cancelLocked removes t if it is scheduled.
 func (h *Home) cancelLocked(t *timer) {
 	if t == nil || !t.scheduled {
 		return
 	}
 	t.scheduled = false
-	last := len(h.timers) - 1
-	for i := range h.timers {
-		if h.timers[i].t != t {
-			continue
-		}
-		h.timers[i] = h.timers[last]
-		h.timers[last] = heapEntry{}
-		h.timers = h.timers[:last]
-		if i < last {
-			h.timers.down(i)
-			h.timers.up(i)
-		}
-		return
-	}
+	h.timers.remove(t)
 }
 
 // shiftTimersLocked moves every timer by d ms, when simulated time jumps
 // because the start date was set: what was due in 5 s stays due in 5 s.
 func (h *Home) shiftTimersLocked(d int64) {
-	for i := range h.timers {
-		h.timers[i].at += d
-		h.timers[i].t.at += d
-	}
+	h.timers.shift(d)
 	for _, p := range h.scripts.list {
 		p.origin += d
 		p.paused += d
@@ -125,11 +258,15 @@ func (h *Home) shiftTimersLocked(d int64) {
 // [Home.Run]); otherwise ([Home.Advance]) it runs once per period. h.span is
 // the span, in simulated ms, of the periodic run in progress.
 func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
-	for n := 0; len(h.timers) > 0 && h.timers[0].at <= until; n++ {
+	for n := 0; ; n++ {
+		s := h.timers.first()
+		if s == nil || s.at > until {
+			return false
+		}
 		if max > 0 && n == max {
 			return true
 		}
-		t := h.timers[0].t
+		t := h.timers.take(s)
 		at := t.at
 		if t.period > 0 {
 			h.span = t.period
@@ -138,17 +275,18 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 				at += k * t.period
 				h.span = (k + 1) * t.period
 			}
-			h.timerSeq++
-			t.at, t.seq = at+t.period, h.timerSeq
-			h.timers[0].at, h.timers[0].seq = t.at, t.seq
-			h.timers.down(0)
+			t.at = at + t.period
+			h.timers.push(t)
 		} else {
-			h.cancelLocked(t) // the top: found at once
+			t.scheduled = false
 		}
 		h.pinned, h.pin = true, at
-		if t.fire != nil {
+		switch {
+		case t.heat != nil:
+			h.tickThermalLocked(t.heat)
+		case t.fire != nil:
 			t.fire(h, at)
-		} else {
+		default:
 			h.mu.Unlock()
 			t.run()
 			h.mu.Lock()
@@ -161,7 +299,6 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		}
 		h.pinned = false
 	}
-	return false
 }
 
 // Advance moves simulated time forward by d, running every timer that falls
@@ -274,11 +411,12 @@ func (h *Home) Run(ctx context.Context) error {
 // nextWaitLocked returns the wall-clock time until the next timer is due;
 // false when none is scheduled or the clock is paused.
 func (h *Home) nextWaitLocked() (time.Duration, bool) {
-	if len(h.timers) == 0 || h.clock.paused {
+	s := h.timers.first()
+	if s == nil || h.clock.paused {
 		return 0, false
 	}
 	now := h.wall.Now()
-	return h.clock.wallUntil(h.timers[0].at).Sub(now), true
+	return h.clock.wallUntil(s.at).Sub(now), true
 }
 
 // wakeDriver tells a running driver to look at the schedule again.

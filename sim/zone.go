@@ -236,6 +236,9 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 // publishes the change, if any.
 func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	old, had := z.Variables[name]
+	if name == VarVolume {
+		h.volGen++
+	}
 	switch {
 	case v == nil && !had, v != nil && had && old == *v:
 		return

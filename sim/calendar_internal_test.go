@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// A schedule is what TestCalendarOrder drives: timers numbered in the order
+// they are scheduled, some periodic, some scheduling another timer when
+// they run (spawning, decided by the timer's number), cancellations and
+// advances. Each run appends (number, time) to its log.
+type schedule interface {
+	add(at, period int64) int
+	cancel(id int)
+	scheduled(id int) bool
+	advance(until int64)
+	log() [][2]int64
+}
+
+// spawns says whether timer id schedules another when it runs, and how
+// long after: 0 (at the time being run) or a little later.
+func spawns(id int) (bool, int64) { return id%4 == 1, int64(id%3) * 10 }
+
+// calendarRun is the schedule on a Home's calendar.
+type calendarRun struct {
+	h      *Home
+	timers []*timer
+	runs   [][2]int64
+}
+
+func (c *calendarRun) add(at, period int64) int {
+	id := len(c.timers)
+	tm := &timer{period: period}
+	tm.fire = func(h *Home, at int64) {
+		c.runs = append(c.runs, [2]int64{int64(id), at})
+		if ok, d := spawns(id); ok && period == 0 && len(c.timers) < 500 {
+			c.addLocked(at+d, 0)
+		}
+	}
+	c.timers = append(c.timers, tm)
+	c.h.scheduleLocked(tm, at)
+	return id
+}
+
+func (c *calendarRun) addLocked(at, period int64) { c.add(at, period) }
+
+func (c *calendarRun) cancel(id int)         { c.h.cancelLocked(c.timers[id]) }
+func (c *calendarRun) scheduled(id int) bool { return c.timers[id].scheduled }
+func (c *calendarRun) log() [][2]int64       { return c.runs }
+func (c *calendarRun) advance(until int64)   { c.h.runDueLocked(until, 0, false) }
+func (c *calendarRun) shift(d int64)         { c.h.shiftTimersLocked(d) }
+func (r *referenceRun) shift(d int64)        { shiftRef(r, d) }
+func shiftRef(r *referenceRun, d int64) {
+	for i := range r.q {
+		r.q[i].at += d
+	}
+}
+func (r *referenceRun) log() [][2]int64 { return r.runs }
+func (r *referenceRun) scheduled(id int) bool {
+	return slices.ContainsFunc(r.q, func(x refTimer) bool { return x.id == id })
+}
+
+// referenceRun is the schedule on the reference: every timer ordered by
+// (time, scheduling number), as the binary heap the calendar replaced.
+type referenceRun struct {
+	q    []refTimer
+	seq  int64
+	n    int
+	runs [][2]int64
+}
+
+type refTimer struct {
+	id      int
+	at, seq int64
+	period  int64
+}
+
+func (r *referenceRun) add(at, period int64) int {
+	id := r.n
+	r.n++
+	r.seq++
+	r.q = append(r.q, refTimer{id: id, at: at, seq: r.seq, period: period})
+	return id
+}
+
+func (r *referenceRun) cancel(id int) {
+	r.q = slices.DeleteFunc(r.q, func(x refTimer) bool { return x.id == id })
+}
+
+func (r *referenceRun) advance(until int64) {
+	for {
+		slices.SortFunc(r.q, func(a, b refTimer) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq)) })
+		if len(r.q) == 0 || r.q[0].at > until {
+			return
+		}
+		x := r.q[0]
+		if x.period > 0 {
+			r.seq++
+			r.q[0].at, r.q[0].seq = x.at+x.period, r.seq
+		} else {
+			r.q = r.q[1:]
+		}
+		r.runs = append(r.runs, [2]int64{int64(x.id), x.at})
+		if ok, d := spawns(x.id); ok && x.period == 0 && r.n < 500 {
+			r.add(x.at+d, 0)
+		}
+	}
+}
+
+// TestCalendarOrder drives the calendar and the reference with the same
+// random schedules, cancellations, periodic timers, timers scheduled by
+// running timers (also at the very time being run) and time shifts, and
+// checks that they run the same timers in the same order at the same times.
+func TestCalendarOrder(t *testing.T) {
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h.mu.Lock()
+		c := &calendarRun{h: h}
+		ref := &referenceRun{}
+		now := int64(0)
+		for range 20 + r.IntN(400) {
+			switch op := r.IntN(12); {
+			case op < 6:
+				at := now + 10*r.Int64N(20)
+				var period int64
+				if r.IntN(3) == 0 {
+					period = 10 * (1 + r.Int64N(5))
+				}
+				c.add(at, period)
+				ref.add(at, period)
+			case op < 8 && len(c.timers) > 0:
+				id := r.IntN(len(c.timers))
+				if c.scheduled(id) != ref.scheduled(id) {
+					t.Fatalf("seed %d: timer %d scheduled: calendar %v, reference %v", seed, id, c.scheduled(id), ref.scheduled(id))
+				}
+				c.cancel(id)
+				ref.cancel(id)
+			case op < 9:
+				d := 1000 * r.Int64N(3)
+				c.shift(d)
+				ref.shift(d)
+				now += d
+			default:
+				now += 10 * r.Int64N(15)
+				c.advance(now)
+				ref.advance(now)
+			}
+		}
+		now += 1000
+		c.advance(now)
+		ref.advance(now)
+		h.mu.Unlock()
+		if diff := gocmp.Diff(ref.log(), c.log()); diff != "" {
+			t.Fatalf("seed %d: runs differ (-reference +calendar):\n%s", seed, diff)
+		}
+		if len(c.log()) == 0 {
+			t.Fatalf("seed %d: nothing ran", seed)
+		}
+	}
+}

@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// TestZoneIndex checks, after every step of random zone and device
+// changes (creations, moves, resizes, deletions, a clear), that the zone
+// index holds for each zone exactly the devices a walk of every device
+// finds there, in the same order.
+func TestZoneIndex(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+	pos := func() *int { v := r.IntN(400); return &v }
+	filed := 0 // steps with devices in zones
+	check := func(step int) {
+		t.Helper()
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		want := map[string][]string{}
+		for _, d := range h.devices.list {
+			if d.zone != nil {
+				want[d.zone.ID] = append(want[d.zone.ID], d.ID)
+			}
+		}
+		got := map[string][]string{}
+		for z, list := range h.inZone.byZone {
+			if _, ok := h.zones.get(z.ID); !ok {
+				t.Fatalf("step %d: the index holds deleted zone %s", step, z.ID)
+			}
+			for _, d := range list {
+				got[z.ID] = append(got[z.ID], d.ID)
+			}
+		}
+		if diff := gocmp.Diff(want, got); diff != "" {
+			t.Fatalf("step %d: index differs (-walk +index):\n%s", step, diff)
+		}
+		if len(want) > 0 {
+			filed++
+		}
+	}
+	for step := range 3000 {
+		zone := fmt.Sprintf("z%d", r.IntN(8))
+		dev := fmt.Sprintf("d%d", r.IntN(60))
+		switch r.IntN(9) {
+		case 0:
+			x, y := r.IntN(300), r.IntN(300)
+			h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + 1 + r.IntN(200), BottomY: y + 1 + r.IntN(200)})
+		case 1:
+			h.UpdateZone(zone, ZoneUpdate{LeftX: pos(), TopY: pos()})
+		case 2:
+			h.DeleteZone(zone)
+		case 3, 4:
+			h.CreateDevice(DeviceSpec{ID: dev, Type: "Heater", PositionX: pos(), PositionY: pos()})
+		case 5, 6:
+			h.UpdateDevice(dev, DeviceUpdate{PositionX: pos(), PositionY: pos()})
+		case 7:
+			h.DeleteDevice(dev)
+		default:
+			if r.IntN(50) == 0 {
+				h.Reset()
+			}
+		}
+		check(step)
+	}
+	if filed < 1000 {
+		t.Fatalf("only %d steps of 3000 had devices in zones", filed)
+	}
+}

@@ -206,15 +206,10 @@ func (c *DeviceContext) Persons() []Person {
 // PersonCount returns how many persons are in the device's zone; 0 outside
 // every zone.
 func (c *DeviceContext) PersonCount() int {
-	n := 0
-	if c.d.zone != nil {
-		for _, p := range c.h.persons.list {
-			if p.Location == c.d.zone.ID {
-				n++
-			}
-		}
+	if c.d.zone == nil {
+		return 0
 	}
-	return n
+	return c.h.personsAt[c.d.zone.ID]
 }
 
 // ZoneConsumption returns the electric power, in watts, that the other

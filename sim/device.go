@@ -48,12 +48,10 @@ type device struct {
 	consumption float64 // W drawn
 	opening     float64 // m² open to the outdoors
 	noise       float64 // dB
+	flux        float64 // light × its efficacy: lm, in the realistic model
+	sensesLight bool    // a property follows the zone's Illuminance
 
-	// The volume of its zone, as the contract model's heat update last
-	// read it: valid while volZone is its zone and volGen h.volGen.
-	vol     float64
-	volZone *Zone
-	volGen  uint64
+	cell *heatCell // the contract model's heat update's view of its zone, if cell.z is its zone
 }
 
 // snapshot returns the device as clients see it, with its live readings.

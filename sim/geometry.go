@@ -39,17 +39,10 @@ func (z Zone) Centre() (x, y int) {
 // zones containing it, ties going to the zone created first; nil when no zone
 // contains the point.
 func (h *Home) locateLocked(x, y int) *Zone {
-	var best *Zone
-	var bestArea int64
-	for _, z := range h.zones.list {
-		if !z.Contains(x, y) {
-			continue
-		}
-		if a := z.area(); best == nil || a < bestArea {
-			best, bestArea = z, a
-		}
+	if !h.grid.valid {
+		h.grid.build(h.zones.list)
 	}
-	return best
+	return h.grid.locate(x, y)
 }
 
 // relocateAllLocked recomputes the location of every device and person after
@@ -59,6 +52,7 @@ func (h *Home) relocateAllLocked() {
 	for _, p := range h.persons.list {
 		from := p.Location
 		if h.placePersonLocked(p) {
+			h.countPersonLocked(from, p.Location)
 			if watched {
 				h.publishPersonLocked(EventPersonPositionUpdate, p)
 			}

@@ -52,16 +52,20 @@ type Home struct {
 	subs    []*Subscription
 	seq     uint64 // number of the last event
 
-	span    int64 // simulated ms covered by the periodic timer running (see runDueLocked)
-	timers  calendar
-	pinned  bool                // while a timer runs, the time reads as pin
-	pin     int64               // simulated ms
-	lit     map[string]bool     // zones whose Illuminance the lights maintain
-	noisy   map[string]bool     // zones whose Noise the devices maintain
-	inZone  zoneIndex           // the devices of each zone
-	volGen  uint64              // bumped when a zone's volume may have changed
-	pending map[string][]*timer // timers the devices' behaviours scheduled, by device id
-	scripts ordered[playerScript]
+	span      int64 // simulated ms covered by the periodic timer running (see runDueLocked)
+	timers    calendar
+	pinned    bool            // while a timer runs, the time reads as pin
+	pin       int64           // simulated ms
+	lit       map[string]bool // zones whose Illuminance the lights maintain
+	noisy     map[string]bool // zones whose Noise the devices maintain
+	inZone    zoneIndex       // the devices of each zone
+	volGen    uint64          // bumped when a zone's volume may have changed
+	grid      zoneGrid        // finds the zone of a point
+	personsAt map[string]int  // how many persons each Location has
+	heatCells map[*Zone]*heatCell
+	dirtyHeat []*heatCell         // cells whose temperature is not yet in their zone
+	pending   map[string][]*timer // timers the devices' behaviours scheduled, by device id
+	scripts   ordered[playerScript]
 
 	env           outdoors
 	contacts      []contact // walls the zones share (realistic model)
@@ -220,6 +224,8 @@ func (h *Home) Reset() {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
 	h.inZone.reset()
+	clear(h.personsAt)
+	clear(h.heatCells)
 	for _, d := range slices.Clone(h.devices.list) {
 		h.cancelDeviceTimersLocked(d)
 		h.devices.remove(d.ID)

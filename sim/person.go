@@ -106,6 +106,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	}
 	h.placePersonLocked(p)
 	h.persons.add(p.ID, p)
+	h.countPersonLocked("", p.Location)
 	h.publishPersonLocked(EventPersonAdded, p)
 	h.personMovedLocked(p, LocationUnknown, true, false)
 	return *p, nil
@@ -168,6 +169,7 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 	h.placePersonLocked(&next)
 	old := *cur
 	*cur = next
+	h.countPersonLocked(old.Location, cur.Location)
 	if old.Name != cur.Name || old.Type != cur.Type {
 		h.publishPersonLocked(EventPersonUpdated, cur)
 	}
@@ -189,9 +191,29 @@ func (h *Home) DeletePerson(id string) error {
 		return notFoundf("person %q does not exist", truncate(id))
 	}
 	h.persons.remove(id)
+	h.countPersonLocked(p.Location, "")
 	h.publishLocked(Event{Type: EventPersonRemoved, PersonID: id})
 	h.personMovedLocked(p, p.Location, false, true)
 	return nil
+}
+
+// countPersonLocked counts a person of the home as moved from Location
+// from to Location to ("": none, when created or removed).
+func (h *Home) countPersonLocked(from, to string) {
+	if from == to {
+		return
+	}
+	if h.personsAt == nil {
+		h.personsAt = map[string]int{}
+	}
+	if from != "" {
+		if h.personsAt[from]--; h.personsAt[from] <= 0 {
+			delete(h.personsAt, from)
+		}
+	}
+	if to != "" {
+		h.personsAt[to]++
+	}
 }
 
 // placePersonLocked recomputes the person's location from its position and

@@ -52,6 +52,8 @@ func finite(f float64) float64 {
 // and state. Call it after any change to them.
 func (d *device) refresh() {
 	d.heat, d.light, d.consumption, d.opening, d.noise = 0, 0, 0, 0, math.Inf(-1)
+	d.sensesLight = d.followsVariable(VarIlluminance)
+	d.flux = 0
 	if d.State != StateActivated {
 		return
 	}
@@ -61,6 +63,7 @@ func (d *device) refresh() {
 	}
 	if b.Light != nil {
 		d.light = max(finite(b.Light(p)), 0)
+		d.flux = d.light * efficacy(d)
 	}
 	if b.Consumption != nil {
 		d.consumption = max(finite(b.Consumption(p)), 0)
@@ -129,27 +132,71 @@ func (h *Home) tickThermalLocked(d *device) {
 	if z == nil || p == 0 {
 		return
 	}
-	if d.volZone != z || d.volGen != h.volGen {
-		d.vol, d.volZone, d.volGen = z.VolumeM3(), z, h.volGen
+	c := d.cell
+	if c == nil || c.z != z {
+		c = h.heatCellLocked(z)
+		d.cell = c
 	}
-	v := d.vol
+	if c.gen != h.volGen {
+		c.vol, c.gen = z.VolumeM3(), h.volGen
+	}
+	v := c.vol
 	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 		return
 	}
 	dt := float64(h.span) / 1000 // one period, or more when the live driver coalesces
-	old, ok := z.Variables[VarTemperature]
-	if !ok {
-		old = h.ensureTemperatureLocked(z)
-	}
-	t := old + p*dt/(HeatCapacityPerM3*v)
-	t = min(max(t, MinTemperature), MaxTemperature)
-	switch {
-	case t == old:
-	case !h.watchedLocked():
-		z.Variables[VarTemperature] = t // what setVariableLocked would do, with one lookup less
-	default:
+	if h.watchedLocked() {
+		// Each update is an event: go through the zone itself.
+		h.flushHeatLocked()
+		t := h.ensureTemperatureLocked(z) + p*dt/(HeatCapacityPerM3*v)
+		t = min(max(t, MinTemperature), MaxTemperature)
 		h.setVariableLocked(z, VarTemperature, &t)
+		return
 	}
+	if !c.dirty {
+		c.temp = h.ensureTemperatureLocked(z)
+		c.dirty = true
+		h.dirtyHeat = append(h.dirtyHeat, c)
+	}
+	c.temp = min(max(c.temp+p*dt/(HeatCapacityPerM3*v), MinTemperature), MaxTemperature)
+}
+
+// A heatCell is what the contract model's heat updates keep of a zone: its
+// volume (valid while gen is h.volGen) and, while a run of updates nobody
+// watches is under way, its temperature. Thousands of heaters fall due at
+// the same simulated instant; they add their heat to the cell, one after
+// the other, and the zone's Temperature variable is written once, by
+// flushHeatLocked, before anything else runs or reads it.
+type heatCell struct {
+	z     *Zone
+	gen   uint64
+	vol   float64
+	temp  float64
+	dirty bool // temp is newer than z's Temperature variable
+}
+
+// heatCellLocked returns zone z's heat cell, making it if needed.
+func (h *Home) heatCellLocked(z *Zone) *heatCell {
+	c := h.heatCells[z]
+	if c == nil {
+		if h.heatCells == nil {
+			h.heatCells = map[*Zone]*heatCell{}
+		}
+		c = &heatCell{z: z, gen: h.volGen - 1}
+		h.heatCells[z] = c
+	}
+	return c
+}
+
+// flushHeatLocked writes the temperatures the heat updates left in their
+// cells into the zones: what the updates would have written one by one.
+func (h *Home) flushHeatLocked() {
+	for _, c := range h.dirtyHeat {
+		c.z.Variables[VarTemperature] = c.temp
+		c.dirty = false
+	}
+	clear(h.dirtyHeat)
+	h.dirtyHeat = h.dirtyHeat[:0]
 }
 
 // ensureTemperatureLocked returns z's temperature, first setting it to
@@ -196,6 +243,7 @@ func (h *Home) lightLux(d *device, z *Zone, watts float64) float64 {
 // lights' flux.
 func (h *Home) relightLocked(zones ...*Zone) {
 	realistic := h.physics == PhysicsRealistic
+	outdoor := -1.0 // the outdoor illuminance, once read
 	for _, z := range zones {
 		if z == nil {
 			continue
@@ -204,11 +252,11 @@ func (h *Home) relightLocked(zones ...*Zone) {
 		for _, d := range h.inZone.in(z) {
 			switch {
 			case d.kind.Behavior.Light != nil && realistic:
-				sum += d.light * efficacy(d)
+				sum += d.flux
 			case d.kind.Behavior.Light != nil:
 				sum += d.light
 				involved = true
-			case d.followsVariable(VarIlluminance):
+			case d.sensesLight:
 				involved = true
 			}
 		}
@@ -219,7 +267,10 @@ func (h *Home) relightLocked(zones ...*Zone) {
 		e := 0.0
 		if a := z.AreaM2(); a > 0 {
 			if realistic {
-				e = sum*UtilisationFactor/a + h.daylightLocked(z)
+				if outdoor < 0 {
+					outdoor, _ = h.env.illuminance(h.nowLocked())
+				}
+				e = sum*UtilisationFactor/a + h.daylightWith(z, outdoor)
 			} else {
 				e = sum * IlluminancePerWatt / a
 			}
@@ -336,7 +387,7 @@ func (h *Home) settleZoneEffectsLocked(d *device, z *Zone) {
 		return
 	}
 	b := &d.kind.Behavior
-	if b.Light != nil || d.followsVariable(VarIlluminance) {
+	if b.Light != nil || d.sensesLight {
 		h.relightLocked(z)
 	}
 	if b.Noise != nil {

@@ -156,13 +156,16 @@ func abs(x int) int {
 }
 
 // invalidateShapesLocked forgets the shared walls after zones changed.
-func (h *Home) invalidateShapesLocked() { h.contactsValid = false; h.volGen++ }
+func (h *Home) invalidateShapesLocked() {
+	h.contactsValid = false
+	h.grid.valid = false
+	h.volGen++
+}
 
-// daylightLocked returns the daylight that reaches zone z through its
-// windows, in lux: the outdoor illuminance × the zone's average daylight
-// factor.
-func (h *Home) daylightLocked(z *Zone) float64 {
-	lux, _ := h.env.illuminance(h.nowLocked())
+// daylightWith returns the daylight that reaches zone z through its
+// windows, in lux, when the outdoor illuminance is lux: lux × the zone's
+// average daylight factor.
+func (h *Home) daylightWith(z *Zone, lux float64) float64 {
 	if lux == 0 {
 		return 0
 	}

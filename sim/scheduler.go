@@ -258,6 +258,7 @@ func (h *Home) shiftTimersLocked(d int64) {
 // [Home.Run]); otherwise ([Home.Advance]) it runs once per period. h.span is
 // the span, in simulated ms, of the periodic run in progress.
 func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
+	defer h.flushHeatLocked()
 	for n := 0; ; n++ {
 		s := h.timers.first()
 		if s == nil || s.at > until {
@@ -285,14 +286,17 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		case t.heat != nil:
 			h.tickThermalLocked(t.heat)
 		case t.fire != nil:
+			h.flushHeatLocked()
 			t.fire(h, at)
 		default:
+			h.flushHeatLocked()
 			h.mu.Unlock()
 			t.run()
 			h.mu.Lock()
 		}
 		if len(h.outbox) > 0 && !h.delivering {
 			// Observers react at the timer's time, before later timers run.
+			h.flushHeatLocked()
 			h.mu.Unlock()
 			h.deliver()
 			h.mu.Lock()

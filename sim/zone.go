@@ -274,6 +274,8 @@ func (h *Home) DeleteZone(id string) error {
 	if _, ok := h.zones.get(id); !ok {
 		return notFoundf("zone %q does not exist", truncate(id))
 	}
+	z, _ := h.zones.get(id)
+	delete(h.heatCells, z)
 	h.zones.remove(id)
 	delete(h.lit, id)
 	delete(h.noisy, id)

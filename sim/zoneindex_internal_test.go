@@ -8,12 +8,14 @@ import (
 
 	"github.com/benbjohnson/clock"
 	gocmp "github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // TestZoneIndex checks, after every step of random zone and device
-// changes (creations, moves, resizes, deletions, a clear), that the zone
-// index holds for each zone exactly the devices a walk of every device
-// finds there, in the same order.
+// and person changes (creations, moves, resizes, deletions, a reset), that
+// the zone index holds for each zone exactly the devices a walk of every
+// device finds there, in the same order, and that the person counts are a
+// walk's.
 func TestZoneIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
@@ -44,11 +46,25 @@ func TestZoneIndex(t *testing.T) {
 		if len(want) > 0 {
 			filed++
 		}
+		at := map[string]int{}
+		for _, p := range h.persons.list {
+			at[p.Location]++
+		}
+		if diff := gocmp.Diff(at, h.personsAt, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("step %d: person counts differ (-walk +counts):\n%s", step, diff)
+		}
 	}
 	for step := range 3000 {
 		zone := fmt.Sprintf("z%d", r.IntN(8))
 		dev := fmt.Sprintf("d%d", r.IntN(60))
-		switch r.IntN(9) {
+		person := fmt.Sprintf("p%d", r.IntN(20))
+		switch r.IntN(12) {
+		case 9:
+			h.CreatePerson(PersonSpec{ID: person, Type: "Man", PositionX: pos(), PositionY: pos()})
+		case 10:
+			h.UpdatePerson(person, PersonUpdate{PositionX: pos(), PositionY: pos()})
+		case 11:
+			h.DeletePerson(person)
 		case 0:
 			x, y := r.IntN(300), r.IntN(300)
 			h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + 1 + r.IntN(200), BottomY: y + 1 + r.IntN(200)})

@@ -1,0 +1,75 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// locateByScan is the definition the grid must agree with: the smallest by
+// area of the zones containing the point, ties going to the zone created
+// first.
+func locateByScan(zones []*Zone, x, y int) *Zone {
+	var best *Zone
+	var bestArea int64
+	for _, z := range zones {
+		if z.Contains(x, y) {
+			if a := z.area(); best == nil || a < bestArea {
+				best, bestArea = z, a
+			}
+		}
+	}
+	return best
+}
+
+// TestZoneGrid compares the grid with a scan of every zone on random
+// plans: rooms in a grid, overlapping and nested zones, zones of equal
+// area, zones far apart, huge zones, single points; and on points inside,
+// on the edges of and outside the zones.
+func TestZoneGrid(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for round := range 400 {
+		var zones []*Zone
+		span := []int{50, 1000, 1_000_000, MaxCoordinate}[r.IntN(4)]
+		for i := range 1 + r.IntN(120) {
+			x, y := r.IntN(span), r.IntN(span)
+			w, h := r.IntN(span/10+1), r.IntN(span/10+1)
+			switch r.IntN(10) {
+			case 0:
+				w, h = span-x, span-y // huge
+			case 1:
+				w, h = 0, 0 // a point
+			case 2:
+				w, h = 10, 10 // equal areas
+			}
+			zones = append(zones, &Zone{ID: string(rune('a' + i)), LeftX: x, TopY: y, RightX: min(x+w, MaxCoordinate), BottomY: min(y+h, MaxCoordinate)})
+		}
+		var g zoneGrid
+		g.build(zones)
+		found := 0
+		for range 2000 {
+			var x, y int
+			if z := zones[r.IntN(len(zones))]; r.IntN(2) == 0 {
+				// On or next to a zone's edges, or inside it.
+				x = []int{z.LeftX, z.RightX, z.LeftX - 1, z.RightX + 1, (z.LeftX + z.RightX) / 2}[r.IntN(5)]
+				y = []int{z.TopY, z.BottomY, z.TopY - 1, z.BottomY + 1, (z.TopY + z.BottomY) / 2}[r.IntN(5)]
+			} else {
+				x, y = r.IntN(span+2)-1, r.IntN(span+2)-1
+			}
+			want := locateByScan(zones, x, y)
+			if got := g.locate(x, y); got != want {
+				t.Fatalf("round %d: locate(%d, %d) = %v, want %v", round, x, y, got, want)
+			}
+			if want != nil {
+				found++
+			}
+		}
+		if found == 0 {
+			t.Fatalf("round %d: no point fell in a zone", round)
+		}
+	}
+	var g zoneGrid
+	g.build(nil)
+	if z := g.locate(0, 0); z != nil {
+		t.Fatalf("empty plan: locate = %v", z)
+	}
+}

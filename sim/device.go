@@ -34,7 +34,7 @@ type Device struct {
 // device is a Device with its kind and simulation state.
 type device struct {
 	Device
-	kind   Kind           // as the home's physics sees it
+	kind   *Kind          // as the home's physics sees it; shared, read only
 	zone   *Zone          // the zone holding the device; nil outside every zone
 	n      uint64         // creation number: its place in h.devices.list (see zoneIndex)
 	timer  *timer         // the contract model's periodic heat update
@@ -120,12 +120,13 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	if err := checkID("device", spec.ID); err != nil {
 		return Device{}, err
 	}
-	kind, err := h.kinds.Lookup(spec.Type)
+	entry, err := h.kinds.lookup(spec.Type)
 	if err != nil {
 		return Device{}, err
 	}
-	kind = kind.forPhysics(h.physics)
-	d := &device{kind: kind, Device: Device{
+	kind := entry.view(h.physics)
+	d := h.slab.device()
+	*d = device{kind: kind, Device: Device{
 		ID: spec.ID, Name: spec.Name, Type: kind.Type(),
 		PositionX: -1, PositionY: -1,
 		State: StateActivated, Fault: FaultNo,

@@ -63,6 +63,7 @@ type Home struct {
 	grid      zoneGrid        // finds the zone of a point
 	personsAt map[string]int  // how many persons each Location has
 	heatCells map[*Zone]*heatCell
+	slab      slab                // where devices and their heat timers are allocated
 	dirtyHeat []*heatCell         // cells whose temperature is not yet in their zone
 	pending   map[string][]*timer // timers the devices' behaviours scheduled, by device id
 	scripts   ordered[playerScript]

@@ -288,27 +288,78 @@ func validKindName(s string, max int) bool {
 // KindRegistry holds the device kinds a home can create. Every home has its
 // own ([Home.Kinds]), holding the built-in kinds unless [Config.Kinds] gives
 // another, so a kind registered for one test does not leak into another.
-// A KindRegistry is safe for concurrent use; a kind registered while the
-// home runs can be used at once. Kinds cannot be removed.
+// The built-in kinds are shared by every registry that holds them, read
+// only, so a home costs no copy of the catalogue. A KindRegistry is safe
+// for concurrent use; a kind registered while the home runs can be used at
+// once. Kinds cannot be removed.
 type KindRegistry struct {
-	mu    sync.RWMutex
-	kinds []Kind // in registration order
+	base *kindSet // the built-in kinds, shared; nil for none
+	mu   sync.RWMutex
+	own  kindSet // registered in this registry, in registration order
 }
+
+// A kindSet is kinds in registration order, each with the views the two
+// physics models have of it, made once and shared by the devices.
+type kindSet struct{ kinds []*kindEntry }
+
+type kindEntry struct {
+	k       Kind
+	physics [2]*Kind // as PhysicsContract and PhysicsRealistic see it
+}
+
+func newKindEntry(k Kind) *kindEntry {
+	e := &kindEntry{k: k}
+	for i, p := range []Physics{PhysicsContract, PhysicsRealistic} {
+		v := k.forPhysics(p)
+		e.physics[i] = &v
+	}
+	return e
+}
+
+// view returns the kind as the given physics model sees it. The result is
+// shared: it must not be changed.
+func (e *kindEntry) view(p Physics) *Kind {
+	if p == PhysicsRealistic {
+		return e.physics[1]
+	}
+	return e.physics[0]
+}
+
+// builtinSet holds the built-in kinds, for every registry.
+var builtinSet = func() *kindSet {
+	s := &kindSet{}
+	for _, k := range append(slices.Clone(builtinKinds), catalogueKinds...) {
+		if err := k.validate(); err != nil {
+			panic(err) // a bug in this package
+		}
+		s.kinds = append(s.kinds, newKindEntry(k.clone()))
+	}
+	return s
+}()
 
 // NewKindRegistry returns a registry holding the built-in kinds: the whole
 // catalogue of the original iCasa simulator (see [Kinds]).
-func NewKindRegistry() *KindRegistry {
-	r := NewEmptyKindRegistry()
-	for _, k := range append(slices.Clone(builtinKinds), catalogueKinds...) {
-		if err := r.Register(k); err != nil {
-			panic(err) // a bug in this package
-		}
-	}
-	return r
-}
+func NewKindRegistry() *KindRegistry { return &KindRegistry{base: builtinSet} }
 
 // NewEmptyKindRegistry returns a registry with no kind.
 func NewEmptyKindRegistry() *KindRegistry { return &KindRegistry{} }
+
+// eachLocked calls f on every kind, built-in ones first, until f returns
+// false. r.mu is held for reading at least.
+func (r *KindRegistry) eachLocked(f func(e *kindEntry) bool) {
+	if r.base != nil {
+		for _, e := range r.base.kinds {
+			if !f(e) {
+				return
+			}
+		}
+	}
+	for _, e := range r.own.kinds {
+		if !f(e) {
+			return
+		}
+	}
+}
 
 // Register adds k. It fails with an error of kind [ErrInvalid] when k is
 // malformed (a bad name, a property defined twice or with a default of the
@@ -319,15 +370,20 @@ func (r *KindRegistry) Register(k Kind) error {
 	if err := k.validate(); err != nil {
 		return err
 	}
-	k = k.clone()
+	e := newKindEntry(k.clone())
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, o := range r.kinds {
-		if strings.EqualFold(o.Name, k.Name) {
-			return conflictf("device kind %s is already registered (as %s)", k.Name, o.Type())
+	var err error
+	r.eachLocked(func(o *kindEntry) bool {
+		if strings.EqualFold(o.k.Name, k.Name) {
+			err = conflictf("device kind %s is already registered (as %s)", k.Name, o.k.Type())
 		}
+		return err == nil
+	})
+	if err != nil {
+		return err
 	}
-	r.kinds = append(r.kinds, k)
+	r.own.kinds = append(r.own.kinds, e)
 	return nil
 }
 
@@ -335,10 +391,11 @@ func (r *KindRegistry) Register(k Kind) error {
 func (r *KindRegistry) Kinds() []Kind {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]Kind, len(r.kinds))
-	for i, k := range r.kinds {
-		out[i] = k.clone()
-	}
+	var out []Kind
+	r.eachLocked(func(e *kindEntry) bool {
+		out = append(out, e.k.clone())
+		return true
+	})
 	return out
 }
 
@@ -347,26 +404,42 @@ func (r *KindRegistry) Kinds() []Kind {
 // ("ICASA.heater") and a bare name ("Heater"). An unknown type is an error
 // of kind [ErrInvalid] whose message lists the known kinds.
 func (r *KindRegistry) Lookup(typ string) (Kind, error) {
+	e, err := r.lookup(typ)
+	if err != nil {
+		return Kind{}, err
+	}
+	return e.k.clone(), nil
+}
+
+// lookup resolves typ as Lookup does, and returns the registry's entry.
+func (r *KindRegistry) lookup(typ string) (*kindEntry, error) {
 	ns, name := "", typ
 	if i := strings.LastIndexByte(typ, '.'); i >= 0 {
 		ns, name = typ[:i], typ[i+1:]
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, k := range r.kinds {
+	var found *kindEntry
+	r.eachLocked(func(e *kindEntry) bool {
+		k := &e.k
 		if strings.EqualFold(k.Name, name) && (ns == "" && !strings.Contains(typ, ".") || strings.EqualFold(k.namespace(), ns)) {
-			return k.clone(), nil
+			found = e
 		}
+		return found == nil
+	})
+	if found != nil {
+		return found, nil
 	}
-	names := make([]string, len(r.kinds))
-	for i, k := range r.kinds {
-		names[i] = k.Name
-	}
+	var names []string
+	r.eachLocked(func(e *kindEntry) bool {
+		names = append(names, e.k.Name)
+		return true
+	})
 	known := strings.Join(names, ", ")
 	if typ == "" {
-		return Kind{}, invalidf("device type is missing; known kinds: %s", known)
+		return nil, invalidf("device type is missing; known kinds: %s", known)
 	}
-	return Kind{}, invalidf("unknown device type %q; known kinds: %s", truncate(typ), known)
+	return nil, invalidf("unknown device type %q; known kinds: %s", truncate(typ), known)
 }
 
 // builtins is a registry of the built-in kinds, for the package-level

@@ -93,7 +93,8 @@ func (d *device) period() (int64, bool) {
 // one period after now; its behaviour's Tick, one Every after now.
 func (h *Home) startTimersLocked(d *device) {
 	if p, ok := d.period(); ok && h.physics == PhysicsContract {
-		d.timer = &timer{period: p, heat: d}
+		d.timer = h.slab.timer()
+		*d.timer = timer{period: p, heat: d}
 		h.scheduleLocked(d.timer, h.nowLocked()+p)
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {

@@ -127,10 +127,10 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	kind := entry.view(h.physics)
 	d := h.slab.device()
 	*d = device{kind: kind, Device: Device{
-		ID: spec.ID, Name: spec.Name, Type: kind.Type(),
+		ID: spec.ID, Name: spec.Name, Type: entry.typ,
 		PositionX: -1, PositionY: -1,
 		State: StateActivated, Fault: FaultNo,
-		Services:   kind.Services(),
+		Services:   entry.services, // shared: snapshots copy it
 		Properties: map[string]any{PropState: StateActivated, PropFault: FaultNo},
 	}}
 	for _, p := range kind.Properties {

@@ -35,10 +35,26 @@ func (z Zone) Centre() (x, y int) {
 	return z.LeftX + (z.RightX-z.LeftX)/2, z.TopY + (z.BottomY-z.TopY)/2
 }
 
+// smallPlan is the number of zones up to which locateLocked tests every
+// zone rather than build a grid.
+const smallPlan = 16
+
 // locateLocked returns the zone that holds (x, y): the smallest by area of the
 // zones containing it, ties going to the zone created first; nil when no zone
 // contains the point.
 func (h *Home) locateLocked(x, y int) *Zone {
+	if len(h.zones.list) <= smallPlan {
+		var best *Zone
+		var bestArea int64
+		for _, z := range h.zones.list {
+			if z.Contains(x, y) {
+				if a := z.area(); best == nil || a < bestArea {
+					best, bestArea = z, a
+				}
+			}
+		}
+		return best
+	}
 	if !h.grid.valid {
 		h.grid.build(h.zones.list)
 	}

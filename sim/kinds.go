@@ -303,12 +303,14 @@ type KindRegistry struct {
 type kindSet struct{ kinds []*kindEntry }
 
 type kindEntry struct {
-	k       Kind
-	physics [2]*Kind // as PhysicsContract and PhysicsRealistic see it
+	k        Kind
+	physics  [2]*Kind // as PhysicsContract and PhysicsRealistic see it
+	typ      string   // k.Type()
+	services []string // k.Services(), shared by the devices: read only
 }
 
 func newKindEntry(k Kind) *kindEntry {
-	e := &kindEntry{k: k}
+	e := &kindEntry{k: k, typ: k.Type(), services: k.Services()}
 	for i, p := range []Physics{PhysicsContract, PhysicsRealistic} {
 		v := k.forPhysics(p)
 		e.physics[i] = &v

@@ -125,8 +125,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		return Device{}, err
 	}
 	kind := entry.view(h.physics)
-	d := h.slab.device()
-	*d = device{kind: kind, Device: Device{
+	d := &device{kind: kind, Device: Device{
 		ID: spec.ID, Name: spec.Name, Type: entry.typ,
 		PositionX: -1, PositionY: -1,
 		State: StateActivated, Fault: FaultNo,
@@ -162,6 +161,10 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	}
 	h.placeDeviceLocked(d)
 	d.refresh()
+	// Valid: it moves to the slab (a failed creation takes no room there).
+	sd := h.slab.device()
+	*sd = *d
+	d = sd
 	h.devices.add(d.ID, d)
 	h.inZone.add(d)
 	h.publishDeviceLocked(EventDeviceAdded, d)
@@ -173,8 +176,8 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 // Device returns the device with the given id, or an error of kind
 // [ErrNotFound].
 func (h *Home) Device(id string) (Device, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	d, ok := h.devices.get(id)
 	if !ok {
 		return Device{}, notFoundf("device %q does not exist", truncate(id))
@@ -184,8 +187,8 @@ func (h *Home) Device(id string) (Device, error) {
 
 // Devices returns every device, in creation order.
 func (h *Home) Devices() []Device {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	out := make([]Device, len(h.devices.list))
 	for i, d := range h.devices.list {
 		out[i] = d.snapshot()
@@ -205,12 +208,13 @@ type Reading struct {
 // would return it, without copying it: d.Properties holds the stored
 // properties and readings the values that replace or join them (the sensor
 // readings that follow their zone). fn runs under the home's lock: it must
-// not keep d, readings or anything they hold, nor call the home. It serves
-// the encoders that write every device, where copying each was most of the
+// not keep d, readings or anything they hold, nor call the home. The lock
+// is shared with other readers: many may run at once. It serves the
+// encoders that write every device, where copying each was most of the
 // cost.
 func (h *Home) EachDevice(fn func(d *Device, readings []Reading)) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	var rs []Reading
 	for _, d := range h.devices.list {
 		rs = rs[:0]
@@ -229,8 +233,8 @@ func (h *Home) EachDevice(fn func(d *Device, readings []Reading)) {
 // home's lock: it must not keep d, readings or anything they hold, nor call
 // the home.
 func (h *Home) ViewDevice(id string, fn func(d *Device, readings []Reading)) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	d, ok := h.devices.get(id)
 	if !ok {
 		return notFoundf("device %q does not exist", truncate(id))

@@ -112,8 +112,8 @@ func (o *outdoors) illuminance(t int64) (lux, elevation float64) {
 
 // Environment returns the home's environment now.
 func (h *Home) Environment() Environment {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return h.environmentLocked()
 }
 

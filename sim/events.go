@@ -235,8 +235,8 @@ func (h *Home) deliver() {
 // EventSeq returns the sequence number (Event.Seq) of the last change of the
 // home: a subscriber that saw that number missed nothing.
 func (h *Home) EventSeq() uint64 {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return h.seq
 }
 

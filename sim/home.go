@@ -37,14 +37,16 @@ type Config struct {
 
 // Home is a simulated home: zones, devices, persons and one clock. Every
 // method is safe for concurrent use; the values returned are copies that the
-// caller owns. A method that fails changes nothing.
+// caller owns. A method that fails changes nothing. Methods that only read
+// (Device, Zones, Clock, ...) share the home's lock and run at once; a
+// change takes it alone, so a read waits at most for the change under way.
 type Home struct {
 	wall    clock.Clock
 	loc     *time.Location
 	physics Physics
 	kinds   *KindRegistry
 
-	mu      sync.Mutex // guards everything below
+	mu      sync.RWMutex // guards everything below; readers share it
 	clock   simClock
 	zones   ordered[Zone]
 	devices ordered[device]
@@ -171,15 +173,15 @@ func (h *Home) nowLocked() int64 {
 
 // Now returns the current simulated time.
 func (h *Home) Now() time.Time {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return time.UnixMilli(h.nowLocked()).In(h.loc)
 }
 
 // Clock returns the state of the simulation clock.
 func (h *Home) Clock() Clock {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	return h.clock.snapshot(h.wall.Now(), h.loc)
 }
 

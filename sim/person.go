@@ -115,8 +115,8 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 // Person returns the person with the given id, or an error of kind
 // [ErrNotFound].
 func (h *Home) Person(id string) (Person, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	p, ok := h.persons.get(id)
 	if !ok {
 		return Person{}, notFoundf("person %q does not exist", truncate(id))
@@ -126,8 +126,8 @@ func (h *Home) Person(id string) (Person, error) {
 
 // Persons returns every person, in creation order.
 func (h *Home) Persons() []Person {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	out := make([]Person, len(h.persons.list))
 	for i, p := range h.persons.list {
 		out[i] = *p

@@ -150,8 +150,8 @@ func (h *Home) RemoveScript(id string) error {
 
 // ScriptBytes returns the size of the player's scripts, in bytes of text.
 func (h *Home) ScriptBytes() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	n := 0
 	for _, p := range h.scripts.list {
 		n += len(p.source)
@@ -161,8 +161,8 @@ func (h *Home) ScriptBytes() int {
 
 // Scripts returns the player's scripts, in the order they were added.
 func (h *Home) Scripts() []ScriptInfo {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	out := make([]ScriptInfo, len(h.scripts.list))
 	for i, p := range h.scripts.list {
 		out[i] = p.info(h.loc)
@@ -173,8 +173,8 @@ func (h *Home) Scripts() []ScriptInfo {
 // Script returns one script of the player, or an error of kind
 // [ErrNotFound].
 func (h *Home) Script(id string) (ScriptInfo, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	p, ok := h.scripts.get(id)
 	if !ok {
 		return ScriptInfo{}, notFoundf("script %q does not exist", truncate(id))
@@ -184,8 +184,8 @@ func (h *Home) Script(id string) (ScriptInfo, error) {
 
 // ScriptSource returns the text of one script of the player.
 func (h *Home) ScriptSource(id string) ([]byte, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	p, ok := h.scripts.get(id)
 	if !ok {
 		return nil, notFoundf("script %q does not exist", truncate(id))

@@ -145,8 +145,8 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 
 // Zone returns the zone with the given id, or an error of kind [ErrNotFound].
 func (h *Home) Zone(id string) (Zone, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	z, ok := h.zones.get(id)
 	if !ok {
 		return Zone{}, notFoundf("zone %q does not exist", truncate(id))
@@ -156,8 +156,8 @@ func (h *Home) Zone(id string) (Zone, error) {
 
 // Zones returns every zone, in creation order.
 func (h *Home) Zones() []Zone {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.mu.RLock()
+	defer h.mu.RUnlock()
 	out := make([]Zone, len(h.zones.list))
 	for i, z := range h.zones.list {
 		out[i] = z.clone()

@@ -79,6 +79,14 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 	return g
 }
 
+// The CORS headers every response carries.
+var (
+	corsMethods = []string{"GET, HEAD, POST, PUT, DELETE, OPTIONS"}
+	corsHeaders = []string{"Origin, Content-Type, Accept, Authorization, X-Requested-With, Cache-Control, Last-Event-ID"}
+	corsMaxAge  = []string{"600"}
+	varyOrigin  = []string{"Origin"}
+)
+
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !g.hostAllowed(r.Host) {
 		writeError(w, r, &forbiddenError{"host " + quoteShort(r.Host) + " is not served: use an IP address or localhost, or start the server with -allow-host"})
@@ -94,10 +102,18 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.Set("Access-Control-Allow-Origin", origin)
 		}
 	}
-	h.Set("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, DELETE, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Origin, Content-Type, Accept, Authorization, X-Requested-With, Cache-Control, Last-Event-ID")
-	h.Set("Access-Control-Max-Age", "600")
-	h.Add("Vary", "Origin")
+	// Set directly, with keys already canonical and values made once: every
+	// response carries them. The slices are shared, never written in place
+	// (Header.Set replaces a value, Header.Add appends to a full slice,
+	// which copies it).
+	h["Access-Control-Allow-Methods"] = corsMethods
+	h["Access-Control-Allow-Headers"] = corsHeaders
+	h["Access-Control-Max-Age"] = corsMaxAge
+	if v := h["Vary"]; len(v) == 0 {
+		h["Vary"] = varyOrigin
+	} else {
+		h["Vary"] = append(v, "Origin")
+	}
 	if g.token != "" && !g.exempt(r) && !g.tokenGiven(r) {
 		writeError(w, r, &forbiddenError{"this server needs a token: send Authorization: Bearer <token>"})
 		return

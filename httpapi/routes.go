@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/gorilla/mux"
 
@@ -12,7 +13,8 @@ import (
 // ("" or such as "/homes/lab"); p is the simulation root, such as
 // "/platform" (with the prefix); m the mediation root, such as "/mediation",
 // or "" when the server has no mediation engine.
-func (s *server) routes(r *mux.Router, pre, p, m string) {
+func (s *server) routes(root *mux.Router, pre, p, m string) {
+	r := &routeGroups{root: root, groups: map[string]*mux.Router{}}
 	// The root leads to the house plan.
 	r.Handle(pre+"/", methods{"GET": http.RedirectHandler(pre+"/simulator", http.StatusFound)})
 	health := methods{"GET": s.handleHealth()}
@@ -119,6 +121,55 @@ func (s *server) routes(r *mux.Router, pre, p, m string) {
 		"POST":   s.handleBind(),
 		"DELETE": s.handleUnbind(),
 	})
+}
+
+// routeGroups registers the routes whose first two path segments are
+// fixed (such as /platform/devices/device/{id}) on a subrouter per such
+// prefix, and the others on the root. gorilla/mux tries routes one after
+// the other, each with a regular expression, so a request is then tried
+// against the routes of its own collection rather than against all of
+// them: a GET of one device tried a dozen expressions, it now tries five.
+// A prefix matches only whole routes, never a route of another group.
+type routeGroups struct {
+	root   *mux.Router
+	groups map[string]*mux.Router
+}
+
+// Handle registers h for the path template path.
+func (g *routeGroups) Handle(path string, h http.Handler) {
+	prefix, rest, ok := groupOf(path)
+	if !ok {
+		g.root.Handle(path, h)
+		return
+	}
+	sub := g.groups[prefix]
+	if sub == nil {
+		sub = g.root.PathPrefix(prefix).Subrouter()
+		g.groups[prefix] = sub
+	}
+	sub.Handle(rest, h)
+}
+
+// PathPrefix registers a prefix route on the root.
+func (g *routeGroups) PathPrefix(prefix string) *mux.Route { return g.root.PathPrefix(prefix) }
+
+// groupOf splits a path template of at least three segments whose first
+// two are fixed into "/a/b" and the rest, "/c...".
+func groupOf(path string) (prefix, rest string, ok bool) {
+	i := strings.IndexByte(path[min(1, len(path)):], '/') + 1 // end of the first segment
+	if i <= 0 {
+		return "", "", false
+	}
+	j := strings.IndexByte(path[i+1:], '/')
+	if j < 0 {
+		return "", "", false
+	}
+	j += i + 1 // end of the second segment
+	prefix, rest = path[:j], path[j:]
+	if strings.Contains(prefix, "{") || len(rest) < 2 {
+		return "", "", false
+	}
+	return prefix, rest, true
 }
 
 // pathID returns the {id} variable of the route.

@@ -13,8 +13,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,6 +26,7 @@ import (
 
 	"github.com/pervasim/pervasim/bridge"
 	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/internal/logbuf"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/natsbus"
 	"github.com/pervasim/pervasim/sim"
@@ -43,6 +46,7 @@ type options struct {
 	physics       string
 	demo          bool
 	logFormat     string
+	cpuProfile    string
 	version       bool
 
 	maxEventClients int
@@ -98,6 +102,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.mqttAddr, "mqtt", "", "with -nats, the host:port of the embedded server's MQTT listener")
 	fs.StringVar(&o.logFormat, "log", "text", "request log on stderr: text, json or off")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file, for go tool pprof")
 	fs.BoolVar(&o.demo, "demo", false, "start with a winter day in the example house playing, in the realistic model, and a thermostat chain running")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -186,12 +191,30 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "pervasim server", version())
 		return nil
 	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("-cpuprofile: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
+	}
+	// The log is batched: one write every 100 ms rather than one per
+	// request, which would cost more than answering a GET.
+	logOut := logbuf.New(stderr, 100*time.Millisecond)
+	defer logOut.Close()
 	var logger *slog.Logger
 	switch o.logFormat {
 	case "text":
-		logger = slog.New(slog.NewTextHandler(stderr, nil))
+		logger = slog.New(slog.NewTextHandler(logOut, nil))
 	case "json":
-		logger = slog.New(slog.NewJSONHandler(stderr, nil))
+		logger = slog.New(slog.NewJSONHandler(logOut, nil))
 	}
 	loc := time.Local
 	if o.tz != "" {

@@ -428,10 +428,15 @@ func TestSaysWhatItDoes(t *testing.T) {
 		Bytes             int64
 		Duration          int64
 	}
+	// The log is written in batches, every 100 ms: wait for the line.
 	found := false
-	for _, l := range strings.Split(stderr.String(), "\n") {
-		if json.Unmarshal([]byte(l), &line) == nil && line.Path == "/platform/zones/zones" {
-			found = line.Msg == "request" && line.Method == "GET" && line.Status == 200 && line.Bytes > 0
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); <-tick.C {
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if json.Unmarshal([]byte(l), &line) == nil && line.Path == "/platform/zones/zones" {
+				found = line.Msg == "request" && line.Method == "GET" && line.Status == 200 && line.Bytes > 0
+			}
 		}
 	}
 	if !found {

@@ -51,7 +51,6 @@ type device struct {
 	flux        float64 // light × its efficacy: lm, in the realistic model
 	sensesLight bool    // a property follows the zone's Illuminance
 
-	cell *heatCell // the contract model's heat update's view of its zone, if cell.z is its zone
 }
 
 // snapshot returns the device as clients see it, with its live readings.

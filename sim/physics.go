@@ -128,15 +128,15 @@ func (h *Home) retimeLocked(d *device) {
 // its zone (contract model): ΔT = P × Δt / (1200 × V), clamped to
 // [MinTemperature, MaxTemperature]. A deactivated device, or one outside
 // every zone, has no effect.
-func (h *Home) tickThermalLocked(d *device) {
-	z, p := d.zone, d.heat
+func (h *Home) tickThermalLocked(t *timer) {
+	z, p := t.heatZone, t.heatPower
 	if z == nil || p == 0 {
 		return
 	}
-	c := d.cell
+	c := t.heatCell
 	if c == nil || c.z != z {
 		c = h.heatCellLocked(z)
-		d.cell = c
+		t.heatCell = c
 	}
 	if c.gen != h.volGen {
 		c.vol, c.gen = z.VolumeM3(), h.volGen
@@ -372,6 +372,9 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 // thermometer first needs it, and the zones it left and entered are
 // relit, renoised and rebalanced.
 func (h *Home) settleDeviceLocked(d *device, from *Zone) {
+	if t := d.timer; t != nil {
+		t.heatZone, t.heatPower = d.zone, d.heat
+	}
 	if d.zone != nil && d.followsVariable(VarTemperature) {
 		h.ensureTemperatureLocked(d.zone)
 	}

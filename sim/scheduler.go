@@ -22,6 +22,13 @@ type timer struct {
 	run  func()
 	heat *device
 
+	// What the heat update needs of its device, copied by
+	// settleDeviceLocked whenever the device changes, so that the update
+	// reads the timer alone: the zone, the power, and the zone's cell.
+	heatZone  *Zone
+	heatPower float64
+	heatCell  *heatCell
+
 	slot *slot // where it waits while scheduled
 	idx  int   // its index in slot.items
 }
@@ -284,7 +291,7 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		h.pinned, h.pin = true, at
 		switch {
 		case t.heat != nil:
-			h.tickThermalLocked(t.heat)
+			h.tickThermalLocked(t)
 		case t.fire != nil:
 			h.flushHeatLocked()
 			t.fire(h, at)

@@ -250,15 +250,17 @@ func (h *Home) relightLocked(zones ...*Zone) {
 			continue
 		}
 		sum, involved := 0.0, h.lit[z.ID] || realistic
-		for _, d := range h.inZone.in(z) {
-			switch {
-			case d.kind.Behavior.Light != nil && realistic:
-				sum += d.flux
-			case d.kind.Behavior.Light != nil:
-				sum += d.light
-				involved = true
-			case d.sensesLight:
-				involved = true
+		if realistic {
+			sum = h.inZone.sumsOf(z).flux
+		} else {
+			for _, d := range h.inZone.in(z) {
+				switch {
+				case d.kind.Behavior.Light != nil:
+					sum += d.light
+					involved = true
+				case d.sensesLight:
+					involved = true
+				}
 			}
 		}
 		if !involved {
@@ -390,6 +392,7 @@ func (h *Home) settleZoneEffectsLocked(d *device, z *Zone) {
 	if z == nil {
 		return
 	}
+	h.inZone.changed(z)
 	b := &d.kind.Behavior
 	if b.Light != nil || d.sensesLight {
 		h.relightLocked(z)
@@ -425,7 +428,7 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 	}
 	fromZ, _ := h.zones.get(from)
 	toZ, _ := h.zones.get(to)
-	a, b := h.inZone.in(fromZ), h.inZone.in(toZ)
+	a, b := h.inZone.watching(fromZ), h.inZone.watching(toZ)
 	if fromZ == toZ {
 		b = nil
 	}
@@ -437,7 +440,7 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 		} else {
 			d, b = b[0], b[1:]
 		}
-		if d.kind.Behavior.Persons == nil || d.Fault == FaultYes {
+		if d.Fault == FaultYes {
 			continue
 		}
 		motion := MotionMove

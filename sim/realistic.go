@@ -206,27 +206,13 @@ func (h *Home) stepLocked(at int64) {
 	out := h.env.temperature(at)
 	outLux, _ := h.env.illuminance(at)
 	n := len(zs)
-	index := make(map[*Zone]int, n)
-	for i, z := range zs {
-		index[z] = i
-	}
 	q := make([]float64, n)       // W into each zone
 	opening := make([]float64, n) // m² open to the outdoors
-	for _, d := range h.devices.list {
-		i, ok := index[d.zone]
-		if d.zone == nil || !ok {
-			continue
-		}
-		if d.kind.Behavior.Heat != nil {
-			q[i] += d.heat
-		} else {
-			q[i] += d.consumption
-		}
-		opening[i] += d.opening
-	}
-	for _, p := range h.persons.list {
-		if z, ok := h.zones.get(p.Location); ok {
-			q[index[z]] += PersonHeat
+	for i, z := range zs {
+		s := h.inZone.sumsOf(z)
+		q[i], opening[i] = s.power, s.opening
+		for range h.personsAt[z.ID] {
+			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}
 	shared := make([]float64, n)

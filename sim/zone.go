@@ -276,6 +276,7 @@ func (h *Home) DeleteZone(id string) error {
 	}
 	z, _ := h.zones.get(id)
 	delete(h.heatCells, z)
+	h.inZone.forget(z)
 	h.zones.remove(id)
 	delete(h.lit, id)
 	delete(h.noisy, id)

@@ -8,8 +8,64 @@ import "slices"
 // zone's devices rather than the home's. It is kept by the places that
 // commit a device's zone: creation, update, relocation, deletion.
 type zoneIndex struct {
-	byZone map[*Zone][]*device
-	next   uint64 // creation number of the next device
+	byZone   map[*Zone][]*device
+	watchers map[*Zone][]*device // the devices whose behaviour watches persons
+	sums     map[*Zone]*zoneSums
+	next     uint64 // creation number of the next device
+}
+
+// zoneSums is what the realistic model's step adds up over a zone's
+// devices, kept between steps and summed again, in creation order, only
+// after a device of the zone changed: most zones do not change from one
+// step to the next, so a step costs the zones rather than every device.
+type zoneSums struct {
+	valid   bool
+	power   float64 // W: heaters' heat, other devices' consumption
+	opening float64 // m² open to the outdoors
+	flux    float64 // lm of the lights
+}
+
+// sumsOf returns z's sums, adding them up again if a device changed.
+func (x *zoneIndex) sumsOf(z *Zone) *zoneSums {
+	s := x.sums[z]
+	if s == nil {
+		if x.sums == nil {
+			x.sums = map[*Zone]*zoneSums{}
+		}
+		s = &zoneSums{}
+		x.sums[z] = s
+	}
+	if !s.valid {
+		*s = zoneSums{valid: true}
+		for _, d := range x.byZone[z] {
+			b := &d.kind.Behavior
+			if b.Heat != nil {
+				s.power += d.heat
+			} else {
+				s.power += d.consumption
+			}
+			s.opening += d.opening
+			if b.Light != nil {
+				s.flux += d.flux
+			}
+		}
+	}
+	return s
+}
+
+// changed notes that a device of z changed, joined or left it.
+func (x *zoneIndex) changed(z *Zone) {
+	if s := x.sums[z]; s != nil {
+		s.valid = false
+	}
+}
+
+// watching returns the devices in z that watch persons, in creation order.
+func (x *zoneIndex) watching(z *Zone) []*device {
+	if z == nil {
+		return nil
+	}
+	return x.watchers[z]
 }
 
 // in returns the devices in z, in creation order; nil for a nil zone.
@@ -41,31 +97,55 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 		return
 	}
 	if x.byZone == nil {
-		x.byZone = map[*Zone][]*device{}
+		x.byZone, x.watchers = map[*Zone][]*device{}, map[*Zone][]*device{}
 	}
-	list := x.byZone[z]
+	insertByN(x.byZone, z, d)
+	if d.kind.Behavior.Persons != nil {
+		insertByN(x.watchers, z, d)
+	}
+	x.changed(z)
+}
+
+// insertByN inserts d in m[z], kept in creation order.
+func insertByN(m map[*Zone][]*device, z *Zone, d *device) {
+	list := m[z]
 	i, _ := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
-	x.byZone[z] = slices.Insert(list, i, d)
+	m[z] = slices.Insert(list, i, d)
+}
+
+// deleteByN removes d from m[z], and m[z] once empty.
+func deleteByN(m map[*Zone][]*device, z *Zone, d *device) {
+	list := m[z]
+	i, ok := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
+	if !ok {
+		return
+	}
+	if list = slices.Delete(list, i, i+1); len(list) == 0 {
+		delete(m, z)
+	} else {
+		m[z] = list
+	}
 }
 
 func (x *zoneIndex) delete(d *device, z *Zone) {
 	if z == nil {
 		return
 	}
-	list := x.byZone[z]
-	i, ok := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
-	if !ok {
-		return
+	deleteByN(x.byZone, z, d)
+	if d.kind.Behavior.Persons != nil {
+		deleteByN(x.watchers, z, d)
 	}
-	list = slices.Delete(list, i, i+1)
-	if len(list) == 0 {
-		delete(x.byZone, z)
-		return
-	}
-	x.byZone[z] = list
+	x.changed(z)
 }
 
-func (x *zoneIndex) reset() { clear(x.byZone) }
+func (x *zoneIndex) reset() {
+	clear(x.byZone)
+	clear(x.watchers)
+	clear(x.sums)
+}
+
+// forget drops what the index keeps of a deleted zone.
+func (x *zoneIndex) forget(z *Zone) { delete(x.sums, z) }
 
 func cmpUint(a, b uint64) int {
 	switch {

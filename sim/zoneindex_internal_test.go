@@ -18,18 +18,30 @@ import (
 // walk's.
 func TestZoneIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
 	pos := func() *int { v := r.IntN(400); return &v }
 	filed := 0 // steps with devices in zones
 	check := func(step int) {
 		t.Helper()
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		want := map[string][]string{}
+		want, wantWatching := map[string][]string{}, map[string][]string{}
 		for _, d := range h.devices.list {
 			if d.zone != nil {
 				want[d.zone.ID] = append(want[d.zone.ID], d.ID)
+				if d.kind.Behavior.Persons != nil {
+					wantWatching[d.zone.ID] = append(wantWatching[d.zone.ID], d.ID)
+				}
 			}
+		}
+		watching := map[string][]string{}
+		for z, list := range h.inZone.watchers {
+			for _, d := range list {
+				watching[z.ID] = append(watching[z.ID], d.ID)
+			}
+		}
+		if diff := gocmp.Diff(wantWatching, watching); diff != "" {
+			t.Fatalf("step %d: watchers differ (-walk +index):\n%s", step, diff)
 		}
 		got := map[string][]string{}
 		for z, list := range h.inZone.byZone {
@@ -46,6 +58,16 @@ func TestZoneIndex(t *testing.T) {
 		if len(want) > 0 {
 			filed++
 		}
+		for z, s := range h.inZone.sums {
+			if !s.valid {
+				continue
+			}
+			cached := *s
+			s.valid = false
+			if fresh := *h.inZone.sumsOf(z); fresh != cached {
+				t.Fatalf("step %d: zone %s: sums %+v kept, %+v now", step, z.ID, cached, fresh)
+			}
+		}
 		at := map[string]int{}
 		for _, p := range h.persons.list {
 			at[p.Location]++
@@ -58,13 +80,23 @@ func TestZoneIndex(t *testing.T) {
 		zone := fmt.Sprintf("z%d", r.IntN(8))
 		dev := fmt.Sprintf("d%d", r.IntN(60))
 		person := fmt.Sprintf("p%d", r.IntN(20))
-		switch r.IntN(12) {
+		switch r.IntN(15) {
 		case 9:
 			h.CreatePerson(PersonSpec{ID: person, Type: "Man", PositionX: pos(), PositionY: pos()})
 		case 10:
 			h.UpdatePerson(person, PersonUpdate{PositionX: pos(), PositionY: pos()})
 		case 11:
 			h.DeletePerson(person)
+		case 12:
+			h.UpdateDevice(dev, DeviceUpdate{Properties: map[string]any{"heater.powerLevel": float64(r.IntN(10)) / 10}})
+		case 13:
+			h.UpdateDevice(dev, DeviceUpdate{State: new([]string{"activated", "deactivated"}[r.IntN(2)])})
+		case 14:
+			h.mu.Lock()
+			for _, z := range h.zones.list {
+				h.inZone.sumsOf(z) // as a step would
+			}
+			h.mu.Unlock()
 		case 0:
 			x, y := r.IntN(300), r.IntN(300)
 			h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + 1 + r.IntN(200), BottomY: y + 1 + r.IntN(200)})
@@ -73,7 +105,8 @@ func TestZoneIndex(t *testing.T) {
 		case 2:
 			h.DeleteZone(zone)
 		case 3, 4:
-			h.CreateDevice(DeviceSpec{ID: dev, Type: "Heater", PositionX: pos(), PositionY: pos()})
+			typ := []string{"Heater", "DimmerLight", "DoorWindowSensor", "Thermometer", "PresenceSensor", "MotionSensor"}[r.IntN(6)]
+			h.CreateDevice(DeviceSpec{ID: dev, Type: typ, PositionX: pos(), PositionY: pos()})
 		case 5, 6:
 			h.UpdateDevice(dev, DeviceUpdate{PositionX: pos(), PositionY: pos()})
 		case 7:

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/gorilla/mux"
-
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
@@ -153,13 +151,9 @@ func NewHandler(cfg Config) *Handler {
 		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
 		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota), log: cmp.Or(cfg.Logger, slog.Default())}
 	s.syncScripts()
-	// No path cleaning: mux would answer "//" or "/./" with a redirect,
-	// even to a POST; such paths get a JSON 404 instead.
-	r := mux.NewRouter().SkipClean(true)
-	r.NotFoundHandler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	r := newRouteGroups(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundRoute(r))
-	})
-	r.MethodNotAllowedHandler = r.NotFoundHandler
+	}))
 	pre := cleanPrefix(cfg.Prefix)
 	m := ""
 	if cfg.Engine != nil {

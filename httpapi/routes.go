@@ -13,8 +13,7 @@ import (
 // ("" or such as "/homes/lab"); p is the simulation root, such as
 // "/platform" (with the prefix); m the mediation root, such as "/mediation",
 // or "" when the server has no mediation engine.
-func (s *server) routes(root *mux.Router, pre, p, m string) {
-	r := &routeGroups{root: root, groups: map[string]*mux.Router{}}
+func (s *server) routes(r *routeGroups, pre, p, m string) {
 	// The root leads to the house plan.
 	r.Handle(pre+"/", methods{"GET": http.RedirectHandler(pre+"/simulator", http.StatusFound)})
 	health := methods{"GET": s.handleHealth()}
@@ -123,53 +122,81 @@ func (s *server) routes(root *mux.Router, pre, p, m string) {
 	})
 }
 
-// routeGroups registers the routes whose first two path segments are
-// fixed (such as /platform/devices/device/{id}) on a subrouter per such
-// prefix, and the others on the root. gorilla/mux tries routes one after
-// the other, each with a regular expression, so a request is then tried
-// against the routes of its own collection rather than against all of
-// them: a GET of one device tried a dozen expressions, it now tries five.
-// A prefix matches only whole routes, never a route of another group.
+// routeGroups is the server's router. gorilla/mux tries routes one after
+// the other, each with a regular expression; a GET of one device tried a
+// dozen. So the routes whose first two path segments are fixed (such as
+// /platform/devices/device/{id}) are registered on a router per such
+// prefix, found by a map lookup on the request's first two segments, and
+// the others on the root router. A request its group does not match goes
+// on to the root, as it would have in one router: groups only skip routes
+// that cannot match. It is safe for concurrent use once built.
 type routeGroups struct {
 	root   *mux.Router
 	groups map[string]*mux.Router
 }
 
+// newRouteGroups returns an empty router answering what no route matches
+// with notFound.
+func newRouteGroups(notFound http.Handler) *routeGroups {
+	// No path cleaning: mux would answer "//" or "/./" with a redirect,
+	// even to a POST; such paths get a JSON 404 instead.
+	root := mux.NewRouter().SkipClean(true)
+	root.NotFoundHandler, root.MethodNotAllowedHandler = notFound, notFound
+	return &routeGroups{root: root, groups: map[string]*mux.Router{}}
+}
+
 // Handle registers h for the path template path.
 func (g *routeGroups) Handle(path string, h http.Handler) {
-	prefix, rest, ok := groupOf(path)
+	prefix, ok := groupOf(path)
 	if !ok {
 		g.root.Handle(path, h)
 		return
 	}
 	sub := g.groups[prefix]
 	if sub == nil {
-		sub = g.root.PathPrefix(prefix).Subrouter()
+		sub = mux.NewRouter().SkipClean(true)
+		sub.NotFoundHandler, sub.MethodNotAllowedHandler = g.root, g.root
 		g.groups[prefix] = sub
 	}
-	sub.Handle(rest, h)
+	sub.Handle(path, h)
 }
 
 // PathPrefix registers a prefix route on the root.
 func (g *routeGroups) PathPrefix(prefix string) *mux.Route { return g.root.PathPrefix(prefix) }
 
-// groupOf splits a path template of at least three segments whose first
-// two are fixed into "/a/b" and the rest, "/c...".
-func groupOf(path string) (prefix, rest string, ok bool) {
-	i := strings.IndexByte(path[min(1, len(path)):], '/') + 1 // end of the first segment
+func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if sub := g.groups[firstTwo(r.URL.Path)]; sub != nil {
+		sub.ServeHTTP(w, r)
+		return
+	}
+	g.root.ServeHTTP(w, r)
+}
+
+// firstTwo returns the first two segments of path, "/a/b", when it has a
+// third; "" otherwise.
+func firstTwo(path string) string {
+	if len(path) < 2 || path[0] != '/' {
+		return ""
+	}
+	i := strings.IndexByte(path[1:], '/') + 1
 	if i <= 0 {
-		return "", "", false
+		return ""
 	}
 	j := strings.IndexByte(path[i+1:], '/')
 	if j < 0 {
-		return "", "", false
+		return ""
 	}
-	j += i + 1 // end of the second segment
-	prefix, rest = path[:j], path[j:]
-	if strings.Contains(prefix, "{") || len(rest) < 2 {
-		return "", "", false
+	return path[:i+1+j]
+}
+
+// groupOf returns the group of a path template of at least three
+// segments whose first two are fixed: "/a/b".
+func groupOf(path string) (string, bool) {
+	prefix := firstTwo(path)
+	if prefix == "" || strings.Contains(prefix, "{") || len(path) < len(prefix)+2 {
+		return "", false
 	}
-	return prefix, rest, true
+	return prefix, true
 }
 
 // pathID returns the {id} variable of the route.

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"net/http"
 	"slices"
 	"strconv"
@@ -53,26 +54,64 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 
 // writeDevice writes GET /devices/device/{id} as writeDeviceList writes
 // the list: the bytes encoding/json writes, without copying the device.
+// What it wrote is kept, with the home's generation it was read at, and
+// written again for as long as the home stays at that generation: a device
+// read again and again while nothing changes is encoded once.
 func (s *server) writeDevice(w http.ResponseWriter, r *http.Request) {
+	id := pathID(r)
+	if c, ok := s.devices.Load(id); ok {
+		if c := c.(*encodedDevice); c.gen == s.home.Generation() {
+			writeJSONBytes(w, c.b)
+			return
+		}
+	}
 	lb := listBuffers.Get().(*listBuffer)
 	defer listBuffers.Put(lb)
 	lb.b, lb.err = lb.b[:0], nil
-	err := s.home.ViewDevice(pathID(r), func(d *sim.Device, readings []sim.Reading) {
+	var gen uint64
+	err := s.home.ViewDevice(id, func(d *sim.Device, readings []sim.Reading) {
+		gen = s.home.Generation() // stable: no change runs while fn does
 		lb.b, lb.keys, lb.err = appendDevice(lb.b, lb.keys, d, readings)
 	})
 	switch {
 	case err != nil:
 		writeError(w, r, err)
 	case lb.err != nil:
-		d, err := s.home.Device(pathID(r))
+		d, err := s.home.Device(id)
 		respond(w, r, d, err)
 	default:
 		lb.b = append(lb.b, '\n')
-		h := w.Header()
-		h["Content-Type"] = jsonContentType
-		w.WriteHeader(http.StatusOK)
-		w.Write(lb.b)
+		s.keepDevice(id, gen, lb.b)
+		writeJSONBytes(w, lb.b)
 	}
+}
+
+// encodedDevice is a device as writeDevice wrote it at a generation of the
+// home.
+type encodedDevice struct {
+	gen uint64
+	b   []byte
+}
+
+// maxEncodedDevices bounds the encoded devices kept: past it, they are
+// all forgotten and kept again as they are read.
+const maxEncodedDevices = 100_000
+
+// keepDevice keeps a copy of b, device id encoded at generation gen.
+func (s *server) keepDevice(id string, gen uint64, b []byte) {
+	if _, loaded := s.devices.Swap(id, &encodedDevice{gen: gen, b: bytes.Clone(b)}); !loaded {
+		if s.devicesKept.Add(1) > maxEncodedDevices {
+			s.devices.Clear()
+			s.devicesKept.Store(0)
+		}
+	}
+}
+
+// writeJSONBytes writes b as a 200 JSON answer.
+func writeJSONBytes(w http.ResponseWriter, b []byte) {
+	w.Header()["Content-Type"] = jsonContentType
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
 }
 
 // jsonContentType is the Content-Type of JSON answers, shared.

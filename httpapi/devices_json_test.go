@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestDeviceListBytes: GET /devices/devices writes, byte for byte, what
@@ -67,5 +70,56 @@ func TestDeviceGetBytes(t *testing.T) {
 	}
 	if rec := f.do(t, "GET", "/platform/devices/device/nope", ""); rec.Code != 404 {
 		t.Errorf("unknown device = %d", rec.Code)
+	}
+}
+
+// TestDeviceGetKeptUntilChange checks that a device GET answers what the
+// home holds now, although the encoded device is kept between reads:
+// after an update of the device, a change of its zone that its reading
+// follows, simulated time warming the zone, and its removal.
+func TestDeviceGetKeptUntilChange(t *testing.T) {
+	f := newFixture(t)
+	f.mustDo(t, "POST", "/platform/zones/zone", `{"id":"kitchen","leftX":0,"topY":0,"rightX":100,"bottomY":100}`)
+	f.mustDo(t, "POST", "/platform/devices/device", `{"id":"thermo","type":"Thermometer","positionX":10,"positionY":10}`)
+	f.mustDo(t, "POST", "/platform/devices/device", `{"id":"heater","type":"Heater","positionX":20,"positionY":20,"properties":{"heater.powerLevel":1}}`)
+	get := func() map[string]any {
+		t.Helper()
+		var d map[string]any
+		if err := json.Unmarshal(f.mustDo(t, "GET", "/platform/devices/device/thermo", "").Body.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		// The kept answer and the one written fresh must be the same bytes.
+		want, err := f.home.Device("thermo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantJSON, _ := json.Marshal(want)
+		var w map[string]any
+		json.Unmarshal(wantJSON, &w)
+		if diff := cmp.Diff(w, d); diff != "" {
+			t.Fatalf("GET differs from the home (-home +GET):\n%s", diff)
+		}
+		return d
+	}
+	reading := func(d map[string]any) any { return d["properties"].(map[string]any)["current_temperature"] }
+	first := get()
+	get() // from what was kept
+	f.mustDo(t, "PUT", "/platform/devices/device/thermo", `{"name":"Kitchen thermometer"}`)
+	if d := get(); d["name"] != "Kitchen thermometer" {
+		t.Fatalf("name %v after the update", d["name"])
+	}
+	f.mustDo(t, "PUT", "/platform/zones/zone/kitchen", `{"variables":{"Temperature":300}}`)
+	if d := get(); reading(d) != 300.0 {
+		t.Fatalf("reading %v after the zone changed", reading(d))
+	}
+	if err := f.home.Advance(time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if d := get(); reading(d) == 300.0 || reading(d) == reading(first) {
+		t.Fatalf("reading %v after a simulated minute of heating", reading(d))
+	}
+	f.mustDo(t, "DELETE", "/platform/devices/device/thermo", "")
+	if rec := f.do(t, "GET", "/platform/devices/device/thermo", ""); rec.Code != 404 {
+		t.Fatalf("GET of a removed device: %d", rec.Code)
 	}
 }

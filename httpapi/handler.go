@@ -91,14 +91,17 @@ type Config struct {
 
 // server holds the dependencies of the handlers.
 type server struct {
-	cfg       Config // as given, with the defaults filled in
-	homes     *Homes // nil: one home
-	home      *sim.Home
-	engine    *mediation.Engine
-	maxBody   int64
-	keepAlive time.Duration
-	events    *eventHub
-	scripts   ScriptFiles
+	cfg    Config // as given, with the defaults filled in
+	homes  *Homes // nil: one home
+	home   *sim.Home
+	engine *mediation.Engine
+
+	devices     sync.Map     // id → *encodedDevice: see writeDevice
+	devicesKept atomic.Int64 // entries in devices
+	maxBody     int64
+	keepAlive   time.Duration
+	events      *eventHub
+	scripts     ScriptFiles
 
 	log          *slog.Logger
 	scriptsMu    sync.Mutex       // serialises syncScripts and uploads to the directory

@@ -145,7 +145,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	}
 
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	if _, ok := h.devices.get(d.ID); ok {
 		return Device{}, conflictf("device %q already exists", d.ID)
@@ -255,7 +255,7 @@ func (h *Home) ViewDevice(id string, fn func(d *Device, readings []Reading)) err
 // [ErrNotFound], and either leaves the device as it was.
 func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	cur, next, err := h.prepareDeviceUpdateLocked(id, u)
 	if err != nil {
@@ -279,7 +279,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 // ValidateDeviceUpdate reports the error UpdateDevice(id, u) would return
 // now, without changing anything.
 func (h *Home) ValidateDeviceUpdate(id string, u DeviceUpdate) error {
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	_, _, err := h.prepareDeviceUpdateLocked(id, u)
 	return err
@@ -348,7 +348,7 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 // [ErrNotFound].
 func (h *Home) DeleteDevice(id string) error {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	d, ok := h.devices.get(id)
 	if !ok {

@@ -135,7 +135,7 @@ func (h *Home) environmentLocked() Environment {
 // daylight and from the next step on the temperatures.
 func (h *Home) UpdateEnvironment(u EnvironmentUpdate) (Environment, error) {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	next, err := h.env.apply(u, h.physics, h.env.temperature(h.nowLocked()))
 	if err != nil {

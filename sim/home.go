@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -46,7 +47,8 @@ type Home struct {
 	physics Physics
 	kinds   *KindRegistry
 
-	mu      sync.RWMutex // guards everything below; readers share it
+	gen     atomic.Uint64 // see Generation
+	mu      sync.RWMutex  // guards everything below; readers share it
 	clock   simClock
 	zones   ordered[Zone]
 	devices ordered[device]
@@ -171,6 +173,22 @@ func (h *Home) nowLocked() int64 {
 	return h.clock.nowMillis(h.wall.Now())
 }
 
+// lockChange takes the home's lock for a change: it counts one more
+// generation first, so a copy made at the previous one is known stale.
+func (h *Home) lockChange() {
+	h.mu.Lock()
+	h.gen.Add(1)
+}
+
+// Generation returns a number that changes whenever the home may change:
+// when two calls return the same number, no zone, device, person, clock,
+// script or environment changed in between (it may change without a
+// visible change). A reader can keep what it derived from the home (an
+// encoded device, say) with the generation read while it read the home,
+// under the same lock (inside [Home.ViewDevice]'s fn, for instance), and
+// use it for as long as Generation returns that number.
+func (h *Home) Generation() uint64 { return h.gen.Load() }
+
 // Now returns the current simulated time.
 func (h *Home) Now() time.Time {
 	h.mu.RLock()
@@ -193,7 +211,7 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 		return Clock{}, err
 	}
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	return h.setClockLocked(u), nil
 }
@@ -220,7 +238,7 @@ func (h *Home) setClockLocked(u ClockUpdate) Clock {
 // Reset removes every zone, device and person; the clock is kept.
 func (h *Home) Reset() {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	for _, p := range slices.Clone(h.persons.list) {
 		h.persons.remove(p.ID)

@@ -99,7 +99,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 		return Person{}, err
 	}
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	if _, ok := h.persons.get(p.ID); ok {
 		return Person{}, conflictf("person %q already exists", p.ID)
@@ -140,7 +140,7 @@ func (h *Home) Persons() []Person {
 // error of kind [ErrNotFound]. On error nothing changes.
 func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	cur, ok := h.persons.get(id)
 	if !ok {
@@ -184,7 +184,7 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 // [ErrNotFound].
 func (h *Home) DeletePerson(id string) error {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	p, ok := h.persons.get(id)
 	if !ok {

@@ -98,7 +98,7 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	if err := checkID("script", id); err != nil {
 		return ScriptInfo{}, err
 	}
-	h.mu.Lock()
+	h.lockChange()
 	if old, exists := h.scripts.get(id); exists && bytes.Equal(old.source, source) {
 		info := old.info(h.loc) // the same text: nothing to parse again
 		h.mu.Unlock()
@@ -110,7 +110,7 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 		return ScriptInfo{}, err
 	}
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	old, exists := h.scripts.get(id)
 	if exists && old.state != ScriptStopped {
@@ -134,7 +134,7 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 // paused script is [ErrConflict]; an unknown one [ErrNotFound].
 func (h *Home) RemoveScript(id string) error {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	p, ok := h.scripts.get(id)
 	if !ok {
@@ -210,7 +210,7 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 		return ScriptInfo{}, invalidf("state must be %q, %q or %q, not %q", ScriptStarted, ScriptPaused, ScriptStopped, truncate(state))
 	}
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	p, ok := h.scripts.get(id)
 	if !ok {
@@ -288,7 +288,7 @@ func (h *Home) cancelActionsLocked(p *playerScript) {
 // action under the lock first, so that a pause or stop racing with it
 // neither loses it nor runs it twice, then applies it without the lock.
 func (h *Home) runAction(p *playerScript, gen, i int) {
-	h.mu.Lock()
+	h.lockChange()
 	if gen != p.gen || i != p.next {
 		h.mu.Unlock()
 		return
@@ -298,7 +298,7 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 
 	err := p.script.Actions[i].Apply(h)
 
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	p.done++
 	if err != nil {

@@ -299,14 +299,14 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 			h.flushHeatLocked()
 			h.mu.Unlock()
 			t.run()
-			h.mu.Lock()
+			h.lockChange()
 		}
 		if len(h.outbox) > 0 && !h.delivering {
 			// Observers react at the timer's time, before later timers run.
 			h.flushHeatLocked()
 			h.mu.Unlock()
 			h.deliver()
-			h.mu.Lock()
+			h.lockChange()
 		}
 		h.pinned = false
 	}
@@ -323,7 +323,7 @@ func (h *Home) Advance(d time.Duration) error {
 		return invalidf("cannot advance by a negative duration (%v)", d)
 	}
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	target := h.nowLocked() + d.Milliseconds()
 	h.runDueLocked(target, 0, false)
@@ -388,13 +388,13 @@ func (h *Home) Run(ctx context.Context) error {
 			}
 		}
 		last = h.wall.Now()
-		h.mu.Lock()
+		h.lockChange()
 		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, true) {
 			h.mu.Unlock()
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			h.mu.Lock()
+			h.lockChange()
 		}
 		wait, ok := h.nextWaitLocked()
 		h.mu.Unlock()
@@ -444,7 +444,7 @@ func (h *Home) wakeDriver() {
 // [Home.RunUntil] or [Home.Run]), without the home's lock, so it may call
 // any Home method. Nothing runs fn until simulated time is driven.
 func (h *Home) After(d time.Duration, fn func()) {
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	h.scheduleLocked(&timer{run: fn}, h.nowLocked()+max(d.Milliseconds(), 0))
 }

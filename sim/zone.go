@@ -126,7 +126,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 	}
 
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	if _, ok := h.zones.get(z.ID); ok {
 		return Zone{}, conflictf("zone %q already exists", z.ID)
@@ -170,7 +170,7 @@ func (h *Home) Zones() []Zone {
 // resizing the zone relocates every device and person.
 func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	cur, ok := h.zones.get(id)
 	if !ok {
@@ -269,7 +269,7 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 // it. An unknown id is an error of kind [ErrNotFound].
 func (h *Home) DeleteZone(id string) error {
 	defer h.deliver()
-	h.mu.Lock()
+	h.lockChange()
 	defer h.mu.Unlock()
 	if _, ok := h.zones.get(id); !ok {
 		return notFoundf("zone %q does not exist", truncate(id))

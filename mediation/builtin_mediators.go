@@ -23,18 +23,23 @@ const (
 	PropCorrelationTotal = "correlation.total"
 )
 
-// builtinTypes returns the built-in types, mediators then adapters.
+// builtinTypes returns the built-in types, mediators then adapters. The
+// stateless ones keep nothing between messages (their fields are set by
+// the constructor and only read; console writes whole lines to the engine's
+// output, which serialises writes); the splitter counts the messages it
+// splits, the aggregator keeps groups, rest-out keeps messages and
+// number-generator its random source: those are stateful.
 func builtinTypes() []Type {
 	in, out := []string{"in"}, []string{"out"}
 	return []Type{
-		{Name: "passthrough", Kind: KindMediator, In: in, Out: out,
+		{Name: "passthrough", Kind: KindMediator, Stateless: true, In: in, Out: out,
 			Doc: "Forwards every message unchanged.", New: newPassthrough},
-		{Name: "enricher", Kind: KindMediator, In: in, Out: out,
+		{Name: "enricher", Kind: KindMediator, Stateless: true, In: in, Out: out,
 			Doc: "Adds each of its own properties to the properties of every message.", New: newEnricher},
-		{Name: "filter", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"condition": ""},
+		{Name: "filter", Kind: KindMediator, Stateless: true, In: in, Out: out, Properties: map[string]any{"condition": ""},
 			Doc: "Forwards the messages that match condition (an LDAP filter on properties, then map content); drops the others.",
 			New: newFilter},
-		{Name: "router", Kind: KindMediator, In: in, Out: []string{"default"},
+		{Name: "router", Kind: KindMediator, Stateless: true, In: in, Out: []string{"default"},
 			Properties: map[string]any{"conditions": map[string]any{}, "default": "default"},
 			Doc: "Sends each message to every out port whose condition matches (conditions maps LDAP filter to port), " +
 				"else to the default port. Its out ports are those named in conditions plus default.",
@@ -51,15 +56,15 @@ func builtinTypes() []Type {
 				"It holds at most max-groups groups, max-messages messages (default 10000) and max-bytes bytes (default 64 MiB), " +
 				"dropping the oldest groups past them; a group larger than max-messages is refused.",
 			New: newAggregator},
-		{Name: "translator", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
+		{Name: "translator", Kind: KindMediator, Stateless: true, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
 			Doc: "Replaces whole words of string content according to dictionary (a map from word to word).", New: newTranslator},
 
-		{Name: "rest-in", Kind: KindAdapter, Pattern: PatternInOnly, Out: out,
+		{Name: "rest-in", Kind: KindAdapter, Stateless: true, Pattern: PatternInOnly, Out: out,
 			Doc: "Messages sent with Chain.Send (POST on the adapter) enter the chain on port out.", New: newRestIn},
 		{Name: "rest-out", Kind: KindAdapter, Pattern: PatternOutOnly, In: in, Properties: map[string]any{"capacity": 100},
 			Doc: "Keeps the last capacity messages it receives, and at most max-bytes bytes of them (default 64 MiB), " +
 				"readable with Chain.Messages (GET on the adapter).", New: newRestOut},
-		{Name: "console", Kind: KindAdapter, Pattern: PatternOutOnly, In: in,
+		{Name: "console", Kind: KindAdapter, Stateless: true, Pattern: PatternOutOnly, In: in,
 			Doc: "Writes each message it receives as one line to the engine's output (Config.Output).", New: newConsole},
 		{Name: "number-generator", Kind: KindAdapter, Pattern: PatternInOnly, Out: out,
 			Properties: map[string]any{"period": 5000, "min": 0, "max": 100, "seed": 0},

@@ -7,21 +7,46 @@ package mediation
 //     (DeleteChain and Close let it go before they stop a chain).
 //  2. Chain.mu, the structural lock (this file, topology.go, replace.go):
 //     serialises Start, Stop, Bind, AddComponent, Replace, … It takes
-//     component locks, link locks (Start, Stop, Len, Close) and the gate.
-//     Stop waits, holding it, for the links' goroutines and the entries in
-//     progress to finish; both are bounded (see 3).
-//  3. comp.mu, a component's lock (comp.go): held while its implementation
-//     runs. The send path (send.go) takes the locks of the components a
-//     message goes through: along a direct binding the next one is taken
-//     while the previous is held, which cannot deadlock because bindings
-//     never form a cycle (Bind and Replace refuse one). Nothing waits while
-//     a component lock is held: queues take what they are given, a message
-//     can cause at most the engine's MaxDeliveries deliveries, and
-//     Chain.Send waits for room before it takes any lock. Snapshots
-//     (infoLocked) only TryLock a component, so a busy one is not waited
-//     for.
+//     components exclusively (comp.lock), link locks (Start, Stop, Len,
+//     Close). Stop waits, holding it, for the links' goroutines and the
+//     Sends in progress to finish; both are bounded (see 3). It takes one
+//     component at a time.
+//  3. Components (comp.go, gate.go). A component is taken in one of two
+//     ways:
+//     - exclusively, with comp.lock: comp.mu, and for a stateless
+//     component its gate shut, after waiting for the calls in progress
+//     (those of Process and Inject, which hold the gate shared). Every
+//     call of a stateful component's implementation, and the calls of a
+//     stateless one other than Process and Inject (ticks, announcements,
+//     Drain, Restore, Retained, Check, Close), are made so; so are the
+//     changes of the implementation, its removal and the hand-over of
+//     messages (Replace, UpdateProperties, RemoveComponent).
+//     - shared, for one call of Process or Inject of a stateless
+//     component (comp.acquire): an increment of the caller's stripe of
+//     the gate, made before the gate is read; a call that finds the gate
+//     shut undoes it and waits on comp.mu for the exclusive holder (who
+//     counts the stripes after shutting the gate, and waits until the
+//     calls it saw end). No mutex is written by such a call, and its
+//     counters are on its own stripe.
+//     The send path (send.go) takes the components a message goes through,
+//     each in its way: along a direct binding the next one is taken while
+//     the previous is held, which cannot deadlock because bindings never
+//     form a cycle (Bind and Replace refuse one), and an exclusive holder
+//     waits only for calls that hold nothing above it. Nothing waits
+//     while a component is held but for components further down: queues
+//     take what they are given, a message can cause at most the engine's
+//     MaxDeliveries deliveries, and Chain.Send waits for room before it
+//     takes anything. A shared call that finds handed-over messages turns
+//     back and takes the component exclusively to process them first.
+//     Snapshots (infoLocked) only try a component (comp.tryLock), so a
+//     busy one is not waited for.
 //  4. Leaves, which take nothing: a queue link's mutex, comp.pendMu, the
-//     gate (gateMu), the engine's output writer.
+//     engine's output writer.
+//
+// Stop waits, after setting the state, for the link goroutines (Link.Stop),
+// the tick goroutines, and the Sends in progress: each holds the component
+// it injects into while it runs, and checks the state once it holds it, so
+// taking each injectable component once waits for them.
 //
 // Helpers that need a lock held say so in their name (…Locked) or in their
 // comment.
@@ -49,15 +74,10 @@ type Chain struct {
 	deleted atomic.Bool
 	state   atomic.Int32
 	comps   atomic.Pointer[map[string]*comp] // copy on write, under mu
-
-	active   atomic.Int64 // entries in progress
-	gateMu   sync.Mutex
-	gateCond sync.Cond
 }
 
 func newChain(e *Engine, id string) *Chain {
 	ch := &Chain{id: id, eng: e}
-	ch.gateCond.L = &ch.gateMu
 	ch.comps.Store(&map[string]*comp{})
 	return ch
 }
@@ -189,18 +209,19 @@ func (ch *Chain) Start() error {
 	}
 	ch.state.Store(stStarted)
 	// Components first, links last: a queue link starts delivering at once,
-	// and startTicker and flushNow take each component's lock; started
-	// first, a link could be inside a component (whose processing may take
-	// any time) while Start waits for its lock.
+	// and startTicker, flushNow and announce take each component
+	// exclusively; started first, a link could be inside a component (whose
+	// processing may take any time) while Start waits for it. What the
+	// announcements send into a queue waits there until its link starts.
 	for _, c := range ch.order {
 		c.startTicker()
 		c.flushNow()
 	}
-	for _, b := range ch.bindings {
-		b.link.Start()
-	}
 	for _, c := range ch.order {
 		c.announce()
+	}
+	for _, b := range ch.bindings {
+		b.link.Start()
 	}
 	return nil
 }
@@ -211,9 +232,11 @@ func (c *comp) flushNow() {
 	if c.npend.Load() == 0 {
 		return
 	}
-	c.mu.Lock()
-	c.flushLocked()
-	c.mu.Unlock()
+	r := newRun(c.ch.eng.maxDeliveries)
+	c.lock()
+	c.flushLocked(r)
+	c.unlock()
+	r.release()
 }
 
 // Stop stops the chain and returns once nothing is processed any more:
@@ -245,7 +268,17 @@ func (ch *Chain) stopLocked() {
 	for _, c := range ch.order {
 		c.stopTicker()
 	}
-	ch.waitIdle()
+	// What is left in progress are Sends. A Send holds the component it
+	// injects into from the moment it checks the state until it is done,
+	// downstream deliveries included; taking each injectable component
+	// once, after the state says stopping, waits for the Sends in
+	// progress, and those that come later see the state and give up.
+	for _, c := range ch.order {
+		if c.injectable.Load() {
+			c.lock()
+			c.unlock()
+		}
+	}
 	ch.state.Store(stStopped)
 }
 
@@ -260,9 +293,9 @@ func (ch *Chain) destroy() {
 		b.link.Close()
 	}
 	for _, c := range ch.order {
-		c.mu.Lock()
+		c.lock()
 		c.removed = true
 		closeImpl(c.impl)
-		c.mu.Unlock()
+		c.unlock()
 	}
 }

@@ -29,12 +29,17 @@ type comp struct {
 	out   []string
 	tick  *tickRun
 
-	// mu serialises everything the implementation does.
+	// mu gives exclusive use of the implementation (see lock and acquire
+	// in gate.go): for a stateful component every call is made holding
+	// it; a stateless one (g != nil) runs Process and Inject through its
+	// gate instead, concurrently, and every other call holding mu with
+	// the gate shut.
 	mu      sync.Mutex
-	impl    any       // guarded by mu
-	proc    Processor // guarded by mu; nil without in ports
-	inj     Injector  // guarded by mu; nil when not injectable
-	removed bool      // guarded by mu
+	g       *gate     // nil for a stateful component; set at creation
+	impl    any       // written under lock(); read under acquire() or lock()
+	proc    Processor // as impl; nil without in ports
+	inj     Injector  // as impl; nil when not injectable
+	removed bool      // as impl
 
 	injectable atomic.Bool // inj != nil, readable without mu
 	routes     atomic.Pointer[[]route]
@@ -45,28 +50,30 @@ type comp struct {
 	pending []Held
 	npend   atomic.Int64
 
-	// cur is the budget of what the component is doing (see cause);
-	// guarded by mu.
-	cur *cause
 	// ahead caches the queues a message leaving the component may reach.
 	ahead atomic.Pointer[ahead]
 
 	// border is set for in-out adapters: what reaches their in ports
-	// leaves the chain, what they emit otherwise enters it; processing
-	// (guarded by mu) is set while Process runs, when their emits are
-	// dropped. So a chain may run through such an adapter both ways
-	// without looping.
-	border, processing bool
+	// leaves the chain, what they emit otherwise enters it; while Process
+	// runs their emits are dropped (frame.processing). So a chain may run
+	// through such an adapter both ways without looping.
+	border bool
 
-	nIn, nOut uint64 // guarded by mu (they only change while the implementation runs)
-	// What the last snapshot saw of the above and of Check; guarded by
-	// ch.mu (snapshots do not wait for a busy component).
-	seenIn, seenOut   uint64
-	seenInvalid       bool
+	// Counters of a stateful component, guarded by mu (they only change
+	// while the implementation runs); a stateless one counts on its
+	// gate's stripes. nDropped and nErrors also take what is counted
+	// outside any call (a delivery to a removed component, a discarded
+	// queue), for both.
+	nIn, nOut         uint64
 	nDropped, nErrors atomic.Uint64
+	// What the last snapshot saw of In, Out and Check; guarded by ch.mu
+	// (snapshots do not wait for a busy component).
+	seenIn, seenOut uint64
+	seenInvalid     bool
 }
 
-// setImpl installs a new implementation; c.mu is held (or c is unpublished).
+// setImpl installs a new implementation; c is held with lock (or c is
+// unpublished).
 func (c *comp) setImpl(impl any) {
 	c.impl = impl
 	c.proc, _ = impl.(Processor)
@@ -74,129 +81,138 @@ func (c *comp) setImpl(impl any) {
 	c.injectable.Store(c.inj != nil)
 }
 
-// Emit implements Emitter for the component's implementation.
-func (c *comp) Emit(port string, m Message) {
-	if c.processing { // an in-out adapter passes nothing from its in side to its out side
-		c.nDropped.Add(1)
-		return
+// counters returns c's In, Out, Dropped and Errors; In and Out of a stateful
+// component are those the last snapshot saw (see Chain.infoLocked).
+func (c *comp) counters() (in, out, dropped, errs uint64) {
+	in, out = c.seenIn, c.seenOut
+	dropped, errs = c.nDropped.Load(), c.nErrors.Load()
+	if c.g != nil {
+		var d, e uint64
+		in, out, d, e = c.g.counts()
+		dropped += d
+		errs += e
 	}
-	if rs := c.routes.Load(); rs != nil {
-		for i := range *rs {
-			if r := &(*rs)[i]; r.port == port {
-				c.nOut++
-				c.fanout(r.bs, m)
-				return
-			}
+	return in, out, dropped, errs
+}
+
+// process runs c's Processor on a message that arrived on port; r holds c
+// (acquire), s is what acquire returned. It returns how many messages c
+// emitted, for release.
+func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
+	saved := r.frame
+	r.frame = frame{c: c, s: s}
+	if s == nil {
+		if c.npend.Load() != 0 {
+			c.flushLocked(r)
 		}
+		c.nIn++
 	}
-	c.nDropped.Add(1)
+	c.call(port, m, r)
+	outs := r.outs
+	r.frame = saved
+	return outs
 }
 
-// Drop implements Emitter.
-func (c *comp) Drop(n int) {
-	if n > 0 {
-		c.nDropped.Add(uint64(n))
-	}
-}
-
-// deliverLocked processes a message that arrived on port, caused by cz;
-// c.mu is held.
-func (c *comp) deliverLocked(port string, m Message, cz *cause) {
-	prev := c.cur
-	c.cur = cz
-	if c.npend.Load() != 0 {
-		c.flushLocked()
-	}
-	c.nIn++
-	c.run(port, m)
-	c.cur = prev
-}
-
-// run calls the processor, counting errors and recovering panics. An error
-// of kind ErrBusy (a bound the component reached) is also the cause's.
-func (c *comp) run(port string, m Message) {
+// call calls the processor, counting errors and recovering panics; r's
+// frame is c's. An error of kind ErrBusy (a bound the component reached) is
+// also the cause's.
+func (c *comp) call(port string, m Message, r *run) {
+	s := r.s
 	if c.proc == nil {
-		c.nDropped.Add(1)
+		c.addDropped(s, 1)
 		return
 	}
 	if c.border {
-		c.processing = true
-		defer func() { c.processing = false }()
+		r.processing = true
+		defer func() { r.processing = false }()
 	}
-	defer c.recoverPanic()
-	if err := c.proc.Process(port, m, c); err != nil {
-		c.nErrors.Add(1)
-		if errors.Is(err, ErrBusy) && c.cur != nil {
-			c.cur.fail(errorf(ErrBusy, "chain %s: component %s: %v", c.ch.id, c.id, err))
+	defer c.recoverPanic(s)
+	if err := c.proc.Process(port, m, r); err != nil {
+		c.addError(s)
+		if errors.Is(err, ErrBusy) {
+			r.cz.fail(errorf(ErrBusy, "chain %s: component %s: %v", c.ch.id, c.id, err))
 		}
 	}
 }
 
-func (c *comp) recoverPanic() {
+// recoverPanic counts a panic of the implementation as an error.
+func (c *comp) recoverPanic(s *compStripe) {
 	if r := recover(); r != nil {
-		c.nErrors.Add(1)
+		c.addError(s)
 	}
 }
 
-// inject runs the Injector on m, caused by cz; c.mu is held.
-func (c *comp) inject(m Message, cz *cause) (err error) {
-	prev := c.cur
-	c.cur = cz
-	defer func() { c.cur = prev }()
-	if c.npend.Load() != 0 {
-		c.flushLocked()
+// inject runs the Injector on m; r holds c (acquire), s is what acquire
+// returned. It returns how many messages c emitted, for release.
+func (c *comp) inject(m Message, r *run, s *compStripe) (outs uint64, err error) {
+	saved := r.frame
+	r.frame = frame{c: c, s: s}
+	if s == nil {
+		if c.npend.Load() != 0 {
+			c.flushLocked(r)
+		}
+		c.nIn++
 	}
-	c.nIn++
 	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic: %v", r)
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
 		}
 		if err != nil {
-			c.nErrors.Add(1)
+			c.addError(s)
 		}
+		outs = r.outs
+		r.frame = saved
 	}()
-	return c.inj.Inject(m, c)
+	return 0, c.inj.Inject(m, r)
 }
 
-// withCause runs f with a fresh budget as c's cause, unless c already has
-// one; c.mu is held. Ticks, announcements and flushes start here.
-func (c *comp) withCause(f func()) {
-	if c.cur != nil {
-		f()
-		return
+// flushPending processes the messages handed over to a stateless component
+// holding it exclusively, for a call that found some (and turned back).
+func (c *comp) flushPending(r *run) {
+	c.lock()
+	if !c.removed && c.npend.Load() != 0 {
+		c.flushLocked(r)
 	}
-	cz := newCause(c.ch.eng.maxDeliveries)
-	c.cur = cz
-	f()
-	c.cur = nil
-	cz.release()
+	c.unlock()
 }
 
-// flushLocked processes the pending messages; c.mu is held.
-func (c *comp) flushLocked() {
-	if c.cur == nil {
-		c.withCause(c.flushLocked)
-		return
-	}
+// flushLocked processes the pending messages with r's budget; c is held
+// exclusively (lock, or acquire of a stateful component).
+func (c *comp) flushLocked(r *run) {
+	saved := r.frame
+	r.frame = frame{c: c, s: c.ownStripe(r)}
+	defer func() {
+		r.endExclusive()
+		r.frame = saved
+	}()
 	c.pendMu.Lock()
 	p := c.pending
 	c.pending = nil
 	c.npend.Store(0)
 	c.pendMu.Unlock()
-	if r, ok := c.impl.(Restorer); ok {
-		c.restore(r, p)
+	if rs, ok := c.impl.(Restorer); ok {
+		c.restore(rs, p, r)
 		return
 	}
 	for _, h := range p {
-		c.run(h.Port, h.Message)
+		c.call(h.Port, h.Message, r)
 	}
 }
 
-// restore hands held messages to a Restorer; c.mu is held.
-func (c *comp) restore(r Restorer, p []Held) {
-	defer c.recoverPanic()
-	if err := r.Restore(p, c); err != nil {
-		c.nErrors.Add(1)
+// restore hands held messages to a Restorer; c is held exclusively and r's
+// frame is c's.
+func (c *comp) restore(rs Restorer, p []Held, r *run) {
+	defer c.recoverPanic(r.s)
+	if err := rs.Restore(p, r); err != nil {
+		c.addError(r.s)
+	}
+}
+
+// endExclusive counts what a stateless component emitted in a call made
+// holding it exclusively (there is no call end to add it to).
+func (r *run) endExclusive() {
+	if r.s != nil && r.outs != 0 {
+		r.s.outFold.Add(r.outs)
 	}
 }
 
@@ -212,7 +228,7 @@ func (c *comp) addPending(hs []Held) {
 }
 
 // takeHeldLocked removes and returns what c holds: its implementation's
-// held messages, then its pending ones; c.mu is held.
+// held messages, then its pending ones; c is held with lock.
 func (c *comp) takeHeldLocked() []Held {
 	var hs []Held
 	if d, ok := c.impl.(Drainer); ok {
@@ -264,13 +280,13 @@ func (c *comp) startTicker() {
 	if c.tick != nil {
 		return
 	}
-	c.mu.Lock()
+	c.lock()
 	p, ok := c.impl.(Periodic)
 	var d time.Duration
 	if ok {
 		d = p.Period()
 	}
-	c.mu.Unlock()
+	c.unlock()
 	if d <= 0 {
 		return
 	}
@@ -291,46 +307,55 @@ func (c *comp) startTicker() {
 	}()
 }
 
-// onTick runs one tick.
+// onTick runs one tick, with a budget of its own.
 func (c *comp) onTick(now time.Time) {
-	if !c.ch.enter() {
-		return
-	}
-	defer c.ch.exit()
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	r := newRun(c.ch.eng.maxDeliveries)
+	defer r.release()
+	c.lock()
+	defer c.unlock()
 	p, ok := c.impl.(Periodic)
-	if !ok || c.removed {
+	if !ok || c.removed || !c.ch.running() {
 		return
 	}
-	c.withCause(func() {
-		if c.npend.Load() != 0 {
-			c.flushLocked()
-		}
-		defer c.recoverPanic()
-		if err := p.Tick(now, c); err != nil {
-			c.nErrors.Add(1)
-		}
-	})
+	c.exclusive(r, func() error { return p.Tick(now, r) })
 }
 
-// announce runs an Announcer; ch.mu is held and the chain is started.
+// exclusive runs f, a call of c's implementation other than Process and
+// Inject, with r's budget, after the pending messages; c is held with lock.
+// f's error or panic counts as an error.
+func (c *comp) exclusive(r *run, f func() error) {
+	if c.npend.Load() != 0 {
+		c.flushLocked(r)
+	}
+	saved := r.frame
+	r.frame = frame{c: c, s: c.ownStripe(r)}
+	defer func() {
+		r.endExclusive()
+		r.frame = saved
+	}()
+	defer c.recoverPanic(r.s)
+	if err := f(); err != nil {
+		c.addError(r.s)
+	}
+}
+
+// announce runs an Announcer, with a budget of its own; ch.mu is held and
+// the chain is started.
 func (c *comp) announce() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	// c.impl only changes under ch.mu: a component that does not announce
+	// is not taken at all.
 	a, ok := c.impl.(Announcer)
-	if !ok || c.removed {
+	if !ok {
 		return
 	}
-	c.withCause(func() {
-		if c.npend.Load() != 0 {
-			c.flushLocked()
-		}
-		defer c.recoverPanic()
-		if err := a.Announce(c); err != nil {
-			c.nErrors.Add(1)
-		}
-	})
+	c.lock()
+	defer c.unlock()
+	if c.removed {
+		return
+	}
+	r := newRun(c.ch.eng.maxDeliveries)
+	defer r.release()
+	c.exclusive(r, func() error { return a.Announce(r) })
 }
 
 // stopTicker stops the ticks and waits for the goroutine; ch.mu is held.

@@ -57,14 +57,17 @@ const (
 
 // Processor handles the messages that reach a component's in ports. The
 // runtime calls Process for one component at a time, in arrival order, never
-// concurrently, so an implementation needs no locking of its own state.
+// concurrently, so an implementation needs no locking of its own state;
+// unless its Type is Stateless, in which case calls from several senders
+// may run at once (see Type.Stateless).
 //
 // in is the in port the message arrived on. The implementation owns m and
 // may modify it; it passes results on with out.Emit (which takes ownership
 // of the message given to it) and reports discarded messages with out.Drop.
-// out is valid only during the call. A non-nil error is counted in the
-// component's Errors counter; the message is considered consumed.
-// Implementations need not be safe for concurrent use.
+// out is valid only during the call, on the goroutine that made it. A
+// non-nil error is counted in the component's Errors counter; the message
+// is considered consumed. Implementations need not be safe for concurrent
+// use, except those of Stateless types.
 type Processor interface {
 	Process(in string, m Message, out Emitter) error
 }
@@ -79,7 +82,8 @@ func (f ProcessorFunc) Process(in string, m Message, out Emitter) error { return
 // Emitter is the dispatcher the runtime gives to a component while it runs:
 // it sends messages to the bindings of the component's out ports and keeps
 // the component's counters. An Emitter is only valid during the call it was
-// given to and must not be used concurrently.
+// given to, on the goroutine that made the call, and must not be used
+// concurrently or kept: the runtime reuses it.
 type Emitter interface {
 	// Emit sends m on the out port named port: to every binding of that
 	// port (a copy to each but the last when there are several). A
@@ -93,7 +97,8 @@ type Emitter interface {
 // Injector is implemented by components that accept messages from outside
 // the chain through Chain.Send, such as the rest-in adapter. The runtime
 // calls Inject under the same serialisation as Process, so implementations
-// need not be safe for concurrent use.
+// need not be safe for concurrent use, except those of Stateless types,
+// whose Inject and Process calls may run concurrently.
 type Injector interface {
 	Inject(m Message, out Emitter) error
 }
@@ -271,6 +276,21 @@ type Type struct {
 	Doc string
 	// New builds instances; it must not be nil.
 	New Constructor
+	// Stateless declares that the type's implementations keep no state
+	// that Process or Inject change, or guard what they share themselves:
+	// their Process and Inject must be safe for concurrent use. The
+	// runtime then lets the messages of several senders (several
+	// goroutines calling Chain.Send, several queue bindings) run through
+	// a component of the type at once, with no lock serialising them;
+	// the messages of one sender, or of one binding, still arrive in
+	// order. Its other calls (Tick, Announce, Drain, Restore, Retained,
+	// Check, Close) are still made one at a time, with no Process or
+	// Inject in progress, as are changes of the implementation
+	// (UpdateProperties), Replace and RemoveComponent. A type is stateful
+	// by default: its calls never overlap and arrive in order. The
+	// built-in passthrough, enricher, filter, router, translator, rest-in
+	// and console are stateless.
+	Stateless bool
 }
 
 // TypeInfo describes a registered type, as listed by Registry.Types (and
@@ -283,6 +303,8 @@ type TypeInfo struct {
 	Out        []string       `json:"out"`
 	Properties map[string]any `json:"properties"`
 	Doc        string         `json:"doc,omitempty"`
+	// Stateless is the type's Type.Stateless.
+	Stateless bool `json:"stateless,omitempty"`
 }
 
 // Counters are the per-component message counters. Counters is

@@ -30,21 +30,35 @@
 // operations on a chain (adding, removing, binding, replacing, starting,
 // stopping) are serialised per chain; message operations (Chain.Send,
 // Chain.Messages) run concurrently with them and with each other, without a
-// chain-wide lock. Each component processes one message at a time, in
-// arrival order: its implementation (Processor, Injector, Periodic, ...)
-// never runs concurrently with itself and needs no locking of its own.
+// chain-wide lock.
+//
+// A component of a stateful type (the default; splitter, aggregator,
+// rest-out, number-generator) processes one message at a time, in arrival
+// order: its implementation (Processor, Injector, Periodic, ...) never runs
+// concurrently with itself and needs no locking of its own. A component of
+// a type declared stateless (Type.Stateless; passthrough, enricher, filter,
+// router, translator, rest-in, console) processes the messages of several
+// senders at once: several goroutines calling Chain.Send, or several queue
+// bindings, run through it in parallel, with no lock serialising them, and
+// its counters are kept per core. The messages of one sender (one goroutine
+// sending, one queue binding) still arrive in order. Its other calls
+// (ticks, announcements, hand-overs, Retained, Check) are still made one at
+// a time, and reconfiguration (Replace, UpdateProperties, RemoveComponent,
+// Unbind, Stop) waits for the calls in progress and holds new ones back
+// while it works, so it stays lossless with concurrent senders.
 //
 // A direct binding processes the message on the sender's goroutine; a queue
-// binding has a FIFO drained by its own goroutine. Queues give
-// backpressure at the entry of the chain: Chain.Send waits, holding no
-// lock, while a queue its message may reach is full (the message being
-// delivered counts towards the capacity: the binding property "capacity",
-// default DefaultQueueCapacity), and gives up with ErrBusy when its context
-// ends or Config.SendTimeout passes; TrySend does not wait. Inside the
-// chain nothing waits: a queue takes what components emit beyond its
-// capacity, up to its "max-bytes" (past which the message is dropped and
-// counted). When Stop begins, senders waiting for room are released (the
-// chain no longer runs: ErrConflict). Each message entering a chain may
+// binding has a FIFO drained by its own goroutine, which takes the queued
+// messages in batches. Queues give backpressure at the entry of the chain:
+// Chain.Send waits, holding no lock, while a queue its message may reach is
+// full (the messages being delivered count towards the capacity: the
+// binding property "capacity", default DefaultQueueCapacity; while a sender
+// waits, room comes back every capacity/8 deliveries, at least one), and
+// gives up with ErrBusy when its context ends or Config.SendTimeout passes;
+// TrySend does not wait. Inside the chain nothing waits: a queue takes what
+// components emit beyond its capacity, up to its "max-bytes" (past which
+// the message is dropped and counted). When Stop begins, senders waiting
+// for room are released (the chain no longer runs: ErrConflict). Each message entering a chain may
 // cause at most Config.MaxDeliveries deliveries, fan-outs and queues
 // included. The engine owns every goroutine it starts: Stop and
 // Engine.Close return only once they have stopped, and they always do.

@@ -1,8 +1,10 @@
 package mediation
 
 import (
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Linker creates the transport of bindings: each Bind asks the binding's
@@ -44,7 +46,8 @@ func (f ReceiverFunc) Receive(m Message) error { return f(m) }
 // Len and Close from its own; all methods must be safe for concurrent use.
 type Link interface {
 	// Send hands m over. It must not block: it runs while the source
-	// component's lock is held. A link that bounds what it holds
+	// component is held (see Type.Stateless: the calls of a stateless
+	// source may overlap). A link that bounds what it holds
 	// implements Backpressure, so that Chain.Send waits for room before
 	// taking a message in, and takes what its source emits beyond its
 	// bound, up to a hard limit past which Send fails. An error means m
@@ -135,7 +138,7 @@ func (queueLinker) NewLink(props map[string]any, to Receiver) (Link, error) {
 			return nil, errorf(ErrInvalid, "queue linker has no property %q (known: capacity, max-bytes, topic, jms.*)", k)
 		}
 	}
-	q := &queueLink{to: to, capacity: capacity, maxBytes: maxBytes, buf: make([]queued, min(capacity, 64))}
+	q := &queueLink{to: to, capacity: capacity, maxBytes: maxBytes, step: max(1, capacity/8), buf: make([]queued, min(capacity, 64))}
 	q.notEmpty.L = &q.mu
 	return q, nil
 }
@@ -148,35 +151,89 @@ type queued struct {
 	size int
 }
 
+// Tuning of a queue's delivering goroutine.
+const (
+	// queueBatch is the most messages the goroutine takes from the ring
+	// at once, to deliver them outside the lock.
+	queueBatch = 256
+	// queueSpins is how many times the goroutine yields, checking for a
+	// message, before it parks on an empty queue: a producer running on
+	// the same core then often refills it first, and the goroutine goes
+	// on without a wake-up.
+	queueSpins = 4
+)
+
 // queueLink is a ring buffer with one delivering goroutine.
 //
 // Send never blocks. The queue is full at capacity messages (or maxBytes
 // bytes): Room then tells Chain.Send to wait, but messages emitted by
-// components (which run under their locks) are still taken, up to maxBytes,
-// past which Send fails and the message is dropped. The head stays in the
-// queue until Receive accepted it, so a stop or a failed delivery loses
-// nothing.
+// components are still taken, up to maxBytes, past which Send fails and the
+// message is dropped.
+//
+// The goroutine takes up to queueBatch messages at a time: it copies them
+// out under the lock and delivers them outside it, and removes them from
+// the ring once delivered, all at the end of the batch, or, while a sender
+// waits for room, every step messages (capacity/8, at least one) so that
+// room comes back in steps and not one message at a time. A message stays
+// in the ring, counting towards the capacity, until it is removed, so a
+// stop or a failed delivery loses nothing; Len subtracts the delivered
+// ones not yet removed (progress). The goroutine checks for a stop between
+// two messages, so Stop waits for one delivery at most. Producers wake the
+// goroutine only when it is parked (on an empty queue), and it parks only
+// after a few yields.
+//
+// Its fields are grouped by who writes them, each group on cache lines of
+// its own, so that a producer and the goroutine, on two cores, share no
+// line but the mutex's: the producers read fullFlag, the goroutine reads
+// waited and stop for every message, and only the goroutine writes its
+// batch state.
 type queueLink struct {
+	// Set at creation.
 	to       Receiver
 	capacity int
 	maxBytes int
+	step     int // while a sender waits, delivered messages are removed this many at a time
+	_        [cacheLine - 40]byte
 
 	mu       sync.Mutex
-	notEmpty sync.Cond // signalled on push, and on stop
+	notEmpty sync.Cond // signalled on push to a parked goroutine, and on stop
 	buf      []queued  // ring
 	head, n  int
 	bytes    int
 	running  bool
 	closed   bool
+	parked   bool          // the goroutine waits on notEmpty for a message
 	done     chan struct{} // closed when the goroutine of the current run exits
 	room     chan struct{} // closed when the queue has room again; nil when not waited for
+	_        [cacheLine]byte
+
+	fullFlag atomic.Bool // full(), for Room without the lock; written under mu when it changes
+	_        [cacheLine - 4]byte
+
+	stop   atomic.Bool // Stop asks the goroutine to end after its current delivery
+	waited atomic.Bool // room != nil; written under mu
+	_      [cacheLine - 8]byte
+
+	// The goroutine's batch: delivered of its messages, removed from the
+	// ring; only the goroutine touches them. progress is
+	// delivered-removed, for Len, written by the goroutine (under mu when
+	// removed changes).
+	delivered, removed int
+	progress           atomic.Int64
+	_                  [cacheLine - 24]byte
 }
+
+// cacheLine is the size of a cache line, for padding.
+const cacheLine = 64
 
 func (q *queueLink) Send(m Message) error { return q.push(m, nil) }
 
 // push appends m, caused by c (nil: unknown).
 func (q *queueLink) push(m Message, c *cause) error {
 	size := messageSize(m)
+	if c != nil {
+		c.share() // before the goroutine can see it
+	}
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
@@ -189,22 +246,38 @@ func (q *queueLink) push(m Message, c *cause) error {
 	if q.n == len(q.buf) {
 		q.grow()
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = queued{m: m, c: c, size: size}
+	i := q.head + q.n
+	if i >= len(q.buf) {
+		i -= len(q.buf)
+	}
+	q.buf[i] = queued{m: m, c: c, size: size}
 	q.n++
 	q.bytes += size
-	if c != nil {
-		c.retained.Store(true)
-	}
+	q.setFull()
+	wake := q.parked
+	q.parked = false
 	q.mu.Unlock()
-	q.notEmpty.Signal()
+	if wake {
+		q.notEmpty.Signal()
+	}
 	return nil
 }
 
 // full reports whether senders should wait; q.mu is held.
 func (q *queueLink) full() bool { return q.n >= q.capacity || q.bytes >= q.maxBytes }
 
+// setFull updates fullFlag; q.mu is held.
+func (q *queueLink) setFull() {
+	if f := q.full(); f != q.fullFlag.Load() {
+		q.fullFlag.Store(f)
+	}
+}
+
 // Room implements Backpressure.
 func (q *queueLink) Room() <-chan struct{} {
+	if !q.fullFlag.Load() {
+		return nil // room now, as far as one can tell without the lock
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.full() || q.closed || !q.running {
@@ -212,6 +285,7 @@ func (q *queueLink) Room() <-chan struct{} {
 	}
 	if q.room == nil {
 		q.room = make(chan struct{})
+		q.waited.Store(true)
 	}
 	return q.room
 }
@@ -221,6 +295,7 @@ func (q *queueLink) wake() {
 	if q.room != nil {
 		close(q.room)
 		q.room = nil
+		q.waited.Store(false)
 	}
 }
 
@@ -240,56 +315,132 @@ func (q *queueLink) Start() {
 		return
 	}
 	q.running = true
+	q.stop.Store(false)
 	q.done = make(chan struct{})
 	go q.loop(q.done)
 }
 
-// causeReceiver is implemented by the engine's bindings: Receive with the
-// budget of the message that caused m.
-type causeReceiver interface {
-	receive(m Message, c *cause) error
+// batchReceiver is implemented by the engine's bindings: the messages of a
+// queue delivered in one entry into the chain, each with the budget of the
+// message that caused it (see binding.receiveBatch).
+type batchReceiver interface {
+	receiveBatch(r *run, items []queued, q *queueLink) error
+}
+
+// next reports whether the goroutine may deliver message i of its batch:
+// the first always, the others unless Stop was called.
+func (q *queueLink) next(i int) bool { return i == 0 || !q.stop.Load() }
+
+// deliveredOne records that the goroutine delivered one more message of batch;
+// while a sender waits for room, every step messages are removed.
+func (q *queueLink) deliveredOne(batch []queued) {
+	q.delivered++
+	q.progress.Store(int64(q.delivered - q.removed))
+	if q.delivered-q.removed >= q.step && q.waited.Load() {
+		q.mu.Lock()
+		q.release(batch)
+		q.mu.Unlock()
+	}
+}
+
+// release removes from the ring the delivered messages of batch not yet
+// removed; q.mu is held.
+func (q *queueLink) release(batch []queued) {
+	size := 0
+	for i := q.removed; i < q.delivered; i++ {
+		size += batch[i].size
+	}
+	q.remove(q.delivered-q.removed, size)
+	q.removed = q.delivered
+	q.progress.Store(0)
 }
 
 func (q *queueLink) loop(done chan struct{}) {
 	defer close(done)
-	cr, _ := q.to.(causeReceiver)
+	br, _ := q.to.(batchReceiver)
+	r := &run{stripe: stripeSeq.Add(1) - 1}
+	batch := make([]queued, 0, min(q.capacity, queueBatch))
 	q.mu.Lock()
 	for {
-		for q.n == 0 && q.running {
-			q.notEmpty.Wait()
+		if q.n == 0 && q.running {
+			for i := 0; i < queueSpins && q.n == 0 && q.running; i++ {
+				q.mu.Unlock()
+				runtime.Gosched()
+				q.mu.Lock()
+			}
+			for q.n == 0 && q.running {
+				q.parked = true
+				q.notEmpty.Wait()
+			}
+			q.parked = false
 		}
 		if !q.running {
 			q.mu.Unlock()
 			return
 		}
-		e := q.buf[q.head]
-		q.mu.Unlock()
-		var err error
-		if cr != nil {
-			err = cr.receive(e.m, e.c)
-		} else {
-			err = q.to.Receive(e.m)
+		k := min(q.n, cap(batch))
+		batch = batch[:k]
+		if j := copy(batch, q.buf[q.head:min(q.head+k, len(q.buf))]); j < k {
+			copy(batch[j:], q.buf[:k-j])
 		}
+		q.delivered, q.removed = 0, 0
+		q.mu.Unlock()
+
+		var err error
+		if br != nil {
+			err = br.receiveBatch(r, batch, q)
+		} else {
+			for i := range batch {
+				if !q.next(i) {
+					break
+				}
+				if err = q.to.Receive(batch[i].m); err != nil {
+					break
+				}
+				q.deliveredOne(batch)
+			}
+		}
+
+		q.mu.Lock()
+		q.release(batch)
+		clear(batch)
 		if err != nil {
-			// The chain is stopping: keep the head and wait for Stop.
-			q.mu.Lock()
+			// The chain is stopping: keep what was not delivered and wait
+			// for Stop.
 			for q.running {
 				q.notEmpty.Wait()
 			}
 			q.mu.Unlock()
 			return
 		}
-		q.mu.Lock()
-		q.buf[q.head] = queued{}
-		q.head = (q.head + 1) % len(q.buf)
-		q.n--
-		q.bytes -= e.size
-		if q.n == 0 && len(q.buf) > 2*max(q.capacity, 64) {
-			q.buf, q.head = make([]queued, min(q.capacity, 64)), 0 // shrink after an overflow
-		}
-		if !q.full() {
-			q.wake()
-		}
+	}
+}
+
+// remove drops the n messages (size bytes) at the head, delivered; q.mu is
+// held.
+func (q *queueLink) remove(n, size int) {
+	if n == 0 {
+		return
+	}
+	if end := q.head + n; end <= len(q.buf) {
+		clear(q.buf[q.head:end])
+		q.head = end
+	} else {
+		clear(q.buf[q.head:])
+		clear(q.buf[:end-len(q.buf)])
+		q.head = end - len(q.buf)
+	}
+	if q.head == len(q.buf) {
+		q.head = 0
+	}
+	q.n -= n
+	q.bytes -= size
+	if q.n == 0 && len(q.buf) > 2*max(q.capacity, 64) {
+		q.buf, q.head = make([]queued, min(q.capacity, 64)), 0 // shrink after an overflow
+	}
+	q.setFull()
+	if !q.full() {
+		q.wake()
 	}
 }
 
@@ -300,6 +451,7 @@ func (q *queueLink) Stop() {
 		return
 	}
 	q.running = false
+	q.stop.Store(true)
 	q.wake()
 	done := q.done
 	q.mu.Unlock()
@@ -310,7 +462,7 @@ func (q *queueLink) Stop() {
 func (q *queueLink) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.n
+	return q.n - int(q.progress.Load())
 }
 
 func (q *queueLink) Close() int {
@@ -319,6 +471,7 @@ func (q *queueLink) Close() int {
 	n := q.n
 	q.closed = true
 	q.buf, q.head, q.n, q.bytes = nil, 0, 0, 0
+	q.setFull()
 	q.wake()
 	q.mu.Unlock()
 	return n

@@ -160,6 +160,7 @@ func (r *Registry) Types() []TypeInfo {
 			Out:        append([]string{}, t.Out...),
 			Properties: props,
 			Doc:        t.Doc,
+			Stateless:  t.Stateless,
 		})
 	}
 	r.mu.RUnlock()

@@ -76,7 +76,7 @@ func TestRegistryTypes(t *testing.T) {
 			In: []string{}, Out: []string{"out"}, Properties: map[string]any{"period": 5000, "min": 0, "max": 100, "seed": 0}}},
 		{"splitter", mediation.TypeInfo{Name: "splitter", Kind: mediation.KindMediator,
 			In: []string{"in"}, Out: []string{"out"}, Properties: map[string]any{"separator": ","}}},
-		{"passthrough", mediation.TypeInfo{Name: "passthrough", Kind: mediation.KindMediator,
+		{"passthrough", mediation.TypeInfo{Name: "passthrough", Kind: mediation.KindMediator, Stateless: true,
 			In: []string{"in"}, Out: []string{"out"}, Properties: map[string]any{}}},
 	}
 	for _, tt := range tests {

@@ -59,11 +59,12 @@ func (ch *Chain) Replace(from, to string) error {
 		return directLoopf("replacing %s by %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock", from, to, cycleString(loop))
 	}
 
-	// Apply. Holding f.mu, no message is being processed by f; deliveries
-	// waiting for f.mu re-read their binding's target and go to t. t is
+	// Apply. Holding f exclusively, no message is being processed by f;
+	// deliveries waiting for f re-read their binding's target once they
+	// have it, and go to t. t is
 	// made ready (out routes, handed-over messages) before any binding
 	// targets it: a delivery that sees t as its target finds it complete.
-	f.mu.Lock()
+	f.lock()
 	for _, b := range ch.bindings {
 		if b.from == f {
 			b.from = t
@@ -78,7 +79,7 @@ func (ch *Chain) Replace(from, to string) error {
 	}
 	ch.rebuildRoutes(f)
 	ch.topo.Add(1)
-	f.mu.Unlock()
+	f.unlock()
 	if ch.state.Load() == stStarted {
 		t.flushNow()
 	}

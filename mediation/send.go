@@ -1,13 +1,20 @@
 package mediation
 
 // The send path: a message injected by Chain.Send (or emitted by a tick, an
-// announcement or a queue delivery) runs through the components, each under
-// its own lock, along direct bindings on the same goroutine and through
-// queue bindings on theirs. Nothing on this path waits: a queue takes what
-// it is given (up to its hard limit), and the only wait, for room in the
-// queues ahead, happens in Chain.Send before any lock is taken. Every
+// announcement or a queue delivery) runs through the components along
+// direct bindings on the same goroutine and through queue bindings on
+// theirs. Each component is taken for the call (acquire, gate.go): a
+// stateful one exclusively, a stateless one through its gate, shared with
+// other senders. Nothing on this path waits but for those: a queue takes
+// what it is given (up to its hard limit), and the only wait, for room in
+// the queues ahead, happens in Chain.Send before anything is taken. Every
 // delivery spends one unit of the budget of the message that caused it, so
 // that no message can cause an unbounded amount of work.
+//
+// The goroutine carries a run: the budget, the component it is inside of
+// (the run is the Emitter given to the implementation, which makes a call
+// allocate nothing), and the stripe it counts on. A direct delivery saves
+// the run's frame, runs the target, and restores it.
 
 import (
 	"context"
@@ -15,7 +22,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -32,35 +38,42 @@ const DefaultMaxDeliveries = 100_000
 // (through Send, a tick or an announcement) may cause, and the first bound
 // its deliveries reached. It travels with the messages it causes, through
 // queues too.
+//
+// While only the goroutine that made it uses it, left is spent with plain
+// arithmetic; once a queue holds a message it caused (or a context may end
+// it), shared is set, by that goroutine and before anyone else can see the
+// cause, and left is then spent atomically. A shared cause is not reused.
 type cause struct {
-	left     atomic.Int64
-	limit    int64
-	err      atomic.Pointer[error]
-	retained atomic.Bool // a queue holds a message it caused: not reusable
+	left   int64 // atomic once shared
+	limit  int64
+	err    atomic.Pointer[error]
+	shared atomic.Bool
+	_      [36]byte // 64 bytes: written by every delivery, on a line of its own
 }
 
-var causePool = sync.Pool{New: func() any { return new(cause) }}
-
-// newCause returns a budget of limit deliveries.
-func newCause(limit int) *cause {
-	c := causePool.Get().(*cause)
-	c.left.Store(int64(limit))
-	c.limit = int64(limit)
-	c.err.Store(nil)
-	c.retained.Store(false)
-	return c
+// reset makes c a fresh budget of limit deliveries; nobody else uses c.
+func (c *cause) reset(limit int) {
+	c.left, c.limit = int64(limit), int64(limit)
+	if c.err.Load() != nil {
+		c.err.Store(nil)
+	}
 }
 
-// release returns c to the pool unless a queue still holds a message it
-// caused.
-func (c *cause) release() {
-	if !c.retained.Load() {
-		causePool.Put(c)
+// share marks c as used by other goroutines from now on.
+func (c *cause) share() {
+	if !c.shared.Load() {
+		c.shared.Store(true)
 	}
 }
 
 // spend takes one delivery from the budget and reports whether it was left.
-func (c *cause) spend() bool { return c.left.Add(-1) >= 0 }
+func (c *cause) spend() bool {
+	if !c.shared.Load() {
+		c.left--
+		return c.left >= 0
+	}
+	return atomic.AddInt64(&c.left, -1) >= 0
+}
 
 // fail records err as the bound this cause reached, unless one was already.
 func (c *cause) fail(err error) { c.err.CompareAndSwap(nil, &err) }
@@ -71,6 +84,82 @@ func (c *cause) failure() error {
 		return *p
 	}
 	return nil
+}
+
+// frame is what a run is doing inside one component: the component, the
+// stripe it counts on (nil for a stateful one) and the messages it emitted
+// there so far (added to the stripe when the call ends), and, for an in-out
+// adapter inside Process, that its emits are dropped.
+type frame struct {
+	c          *comp
+	s          *compStripe
+	outs       uint64
+	processing bool
+}
+
+// run is one goroutine's walk through a chain, from one entry: the budget
+// of what it causes, its current frame, and its stripe. It is the Emitter
+// given to the implementations it calls. A run is used by one goroutine at
+// a time and is not safe for concurrent use.
+type run struct {
+	frame
+	cz     *cause
+	stripe uint32
+	spare  *cause               // the cause of an earlier entry, not shared: reused
+	_      [stripePad - 56]byte // written by every delivery: nothing else on its lines
+}
+
+// newRun returns a run, from the pool, with a budget of limit deliveries.
+func newRun(limit int) *run {
+	r := runPool.Get().(*run)
+	cz := r.spare
+	if cz == nil {
+		cz = new(cause)
+	}
+	r.spare = nil
+	cz.reset(limit)
+	r.cz = cz
+	return r
+}
+
+// release returns r to the pool, keeping its cause for reuse unless it is
+// shared.
+func (r *run) release() {
+	if cz := r.cz; cz != nil && !cz.shared.Load() {
+		r.spare = cz
+	}
+	r.cz, r.frame = nil, frame{}
+	runPool.Put(r)
+}
+
+// Emit implements Emitter for the implementation of the run's component.
+func (r *run) Emit(port string, m Message) {
+	c := r.c
+	if r.processing { // an in-out adapter passes nothing from its in side to its out side
+		c.addDropped(r.s, 1)
+		return
+	}
+	if rs := c.routes.Load(); rs != nil {
+		for i := range *rs {
+			if rt := &(*rs)[i]; rt.port == port {
+				if r.s != nil {
+					r.outs++
+				} else {
+					c.nOut++
+				}
+				r.fanout(rt.bs, m)
+				return
+			}
+		}
+	}
+	c.addDropped(r.s, 1)
+}
+
+// Drop implements Emitter.
+func (r *run) Drop(n int) {
+	if n > 0 {
+		r.c.addDropped(r.s, uint64(n))
+	}
 }
 
 // exhausted is the error of a spent budget.
@@ -128,45 +217,53 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 	if err := ch.admit(ctx, c, wait); err != nil {
 		return err
 	}
-	if !ch.enter() {
-		return errorf(ErrConflict, "chain %s is not started", ch.id)
-	}
-	cz := newCause(ch.eng.maxDeliveries)
-	reusable := true
+	r := newRun(ch.eng.maxDeliveries)
+	defer r.release()
+	cz := r.cz
 	if ctx.Done() != nil {
 		// A client gone mid-send: what the message causes from now on is
-		// dropped. The cause is not reused: the callback may run late.
-		reusable = false
+		// dropped. The cause is shared (not reused): the callback may run
+		// late, on its own goroutine.
+		cz.share()
 		stop := context.AfterFunc(ctx, func() {
-			cz.left.Store(math.MinInt64 / 2)
+			atomic.StoreInt64(&cz.left, math.MinInt64/2)
 			cz.fail(errorf(ErrBusy, "chain %s: the sender went away: %v", ch.id, context.Cause(ctx)))
 		})
 		defer stop()
 	}
-	c.mu.Lock()
-	switch {
-	case c.removed:
-		err = errorf(ErrNotFound, "no component %q in chain %s", id, ch.id)
-	case c.inj == nil:
-		err = errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name)
-	default:
-		if ierr := c.inject(m, cz); ierr != nil {
-			if errors.Is(ierr, ErrBusy) {
-				err = ierr
-			} else {
-				err = errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr)
+	for {
+		s := c.acquire(r)
+		switch {
+		case c.removed:
+			err = errorf(ErrNotFound, "no component %q in chain %s", id, ch.id)
+		case c.inj == nil:
+			err = errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name)
+		case !ch.running():
+			// Checked holding c: Stop waits for the Sends that found the
+			// chain started (see stopLocked).
+			err = errorf(ErrConflict, "chain %s is not started", ch.id)
+		case s != nil && c.npend.Load() != 0:
+			c.turnBack(s)
+			c.flushPending(r)
+			continue
+		default:
+			outs, ierr := c.inject(m, r, s)
+			if ierr != nil {
+				if errors.Is(ierr, ErrBusy) {
+					err = ierr
+				} else {
+					err = errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr)
+				}
 			}
+			c.release(s, outs)
+			if err == nil {
+				err = cz.failure()
+			}
+			return err
 		}
+		c.turnBack(s)
+		return err
 	}
-	c.mu.Unlock()
-	ch.exit()
-	if err == nil {
-		err = cz.failure()
-	}
-	if reusable {
-		cz.release()
-	}
-	return err
 }
 
 // admit waits until every queue that a message injected at c may reach has
@@ -259,8 +356,8 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	c.lock()
+	defer c.unlock()
 	r, ok := c.impl.(Retainer)
 	if !ok || c.removed {
 		if c.removed {
@@ -276,10 +373,10 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 	return out, nil
 }
 
-// fanout hands m to every binding, a copy to each but the last; c.mu is
-// held and c.cur is the cause of what c is doing.
-func (c *comp) fanout(bs []*binding, m Message) {
-	cz := c.cur
+// fanout hands m to every binding, a copy to each but the last; r's frame
+// is the emitting component's.
+func (r *run) fanout(bs []*binding, m Message) {
+	c, s, cz := r.c, r.s, r.cz
 	last := len(bs) - 1
 	for i, b := range bs {
 		mm := m
@@ -289,7 +386,7 @@ func (c *comp) fanout(bs []*binding, m Message) {
 		var err error
 		switch {
 		case b.direct:
-			b.deliver(mm, cz)
+			b.deliver(mm, r)
 			continue
 		case b.queue != nil:
 			err = b.queue.push(mm, cz)
@@ -297,7 +394,7 @@ func (c *comp) fanout(bs []*binding, m Message) {
 			err = b.link.Send(mm)
 		}
 		if err != nil {
-			c.nDropped.Add(1)
+			c.addDropped(s, 1)
 			if errors.Is(err, ErrBusy) {
 				cz.fail(errorf(ErrBusy, "chain %s: %s -> %s: %v", c.ch.id, c.id+":"+b.fromPort, b.target.Load().id+":"+b.toPort, err))
 			}
@@ -308,47 +405,71 @@ func (c *comp) fanout(bs []*binding, m Message) {
 // Receive implements Receiver for the binding's link: a delivery with a
 // budget of its own.
 func (b *binding) Receive(m Message) error {
-	cz := newCause(b.ch.eng.maxDeliveries)
-	err := b.receive(m, cz)
-	cz.release()
-	return err
-}
-
-// receive delivers m, caused by cz, from the binding's link.
-func (b *binding) receive(m Message, cz *cause) error {
-	if !b.ch.enterLink() {
+	if !b.ch.delivering() {
 		return errNotStarted
 	}
-	if cz == nil {
-		cz = newCause(b.ch.eng.maxDeliveries)
-		defer cz.release()
-	}
-	b.deliver(m, cz)
-	b.ch.exit()
+	r := newRun(b.ch.eng.maxDeliveries)
+	b.deliver(m, r)
+	r.release()
 	return nil
 }
 
-// deliver processes m, caused by cz, in the binding's current target,
-// following a concurrent Replace: the target is re-read once its lock is
-// held. A delivery past cz's budget is dropped.
-func (b *binding) deliver(m Message, cz *cause) {
-	if !cz.spend() {
+// receiveBatch delivers the messages of a queue link q, in order, each with
+// the budget of the message that caused it (a fresh one for a message the
+// engine did not queue), on the link's run r, telling q of each (q.deliveredOne).
+// It stops early, after a delivery, when q says so (q.next). It delivers
+// nothing and fails when the chain is neither started nor stopping.
+func (b *binding) receiveBatch(r *run, items []queued, q *queueLink) error {
+	if !b.ch.delivering() {
+		return errNotStarted
+	}
+	for i := range items {
+		if !q.next(i) {
+			break
+		}
+		cz := items[i].c
+		if cz == nil {
+			cz = new(cause)
+			cz.reset(b.ch.eng.maxDeliveries)
+		}
+		r.cz = cz
+		b.deliver(items[i].m, r)
+		q.deliveredOne(items)
+	}
+	r.cz = nil
+	return nil
+}
+
+// deliver processes m, with r's budget, in the binding's current target,
+// following a concurrent Replace: the target is re-read once it is held.
+// A delivery past the budget is dropped.
+func (b *binding) deliver(m Message, r *run) {
+	if !r.cz.spend() {
 		b.target.Load().nDropped.Add(1)
-		cz.fail(cz.exhausted(b.ch))
+		r.cz.fail(r.cz.exhausted(b.ch))
 		return
 	}
 	t := b.target.Load()
-	t.mu.Lock()
-	for u := b.target.Load(); u != t; u = b.target.Load() {
-		t.mu.Unlock()
-		t = u
-		t.mu.Lock()
-	}
-	if b.dead.Load() || t.removed {
-		t.mu.Unlock()
-		t.nDropped.Add(1)
+	for {
+		s := t.acquire(r)
+		if u := b.target.Load(); u != t {
+			t.turnBack(s)
+			t = u
+			continue
+		}
+		if b.dead.Load() || t.removed {
+			t.turnBack(s)
+			t.nDropped.Add(1)
+			return
+		}
+		if s != nil && t.npend.Load() != 0 {
+			// Handed-over messages first, processed with t held
+			// exclusively (a stateful t does it in process).
+			t.turnBack(s)
+			t.flushPending(r)
+			continue
+		}
+		t.release(s, t.process(b.toPort, m, r, s))
 		return
 	}
-	t.deliverLocked(b.toPort, m, cz)
-	t.mu.Unlock()
 }

@@ -63,6 +63,9 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 	}
 	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(),
 		props: props, in: in, out: out, border: t.Kind == KindAdapter && t.Pattern == PatternInOut}
+	if t.Stateless {
+		c.g = newGate()
+	}
 	c.setImpl(impl)
 	c.routes.Store(&[]route{})
 	next := maps.Clone(*ch.comps.Load())
@@ -145,20 +148,25 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 	if ch.state.Load() == stStarted {
 		state = ComponentValid
 	}
-	// A component busy processing is not waited for: its counters and
-	// check are then those of the last snapshot.
-	if c.mu.TryLock() {
+	// A component busy processing is not waited for: its check (and, for
+	// a stateful one, its In and Out) are then those of the last
+	// snapshot. A stateless component's counters are its stripes' sums.
+	// c.impl only changes under ch.mu, which is held.
+	_, checks := c.impl.(Checker)
+	if (c.g == nil || checks) && c.tryLock() {
 		c.seenInvalid = false
 		if k, ok := c.impl.(Checker); ok && k.Check() != nil {
 			c.seenInvalid = true
 		}
-		c.seenIn, c.seenOut = c.nIn, c.nOut
-		c.mu.Unlock()
+		if c.g == nil {
+			c.seenIn, c.seenOut = c.nIn, c.nOut
+		}
+		c.unlock()
 	}
 	if c.seenInvalid {
 		state = ComponentInvalid
 	}
-	nIn, nOut := c.seenIn, c.seenOut
+	nIn, nOut, nDropped, nErrors := c.counters()
 	q := int(c.npend.Load())
 	for _, b := range ch.bindings {
 		if b.target.Load() == c {
@@ -169,7 +177,7 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 		ID: c.id, Kind: c.typ.Kind, Type: c.typ.Name, Namespace: Namespace, UUID: c.uuid, State: state,
 		Created: c.created, Properties: cloneMap(c.props), Pattern: c.typ.Pattern,
 		In: append([]string{}, c.in...), Out: append([]string{}, c.out...),
-		Counters: Counters{In: nIn, Out: nOut, Dropped: c.nDropped.Load(), Errors: c.nErrors.Load(), Queue: q},
+		Counters: Counters{In: nIn, Out: nOut, Dropped: nDropped, Errors: nErrors, Queue: q},
 	}
 }
 
@@ -208,11 +216,11 @@ func (ch *Chain) RemoveComponent(kind Kind, id string) error {
 		ch.rebuildRoutes(s)
 	}
 	c.routes.Store(&[]route{})
-	c.mu.Lock()
+	c.lock()
 	c.removed = true
 	c.nDropped.Add(uint64(len(c.takeHeldLocked())))
 	closeImpl(c.impl)
-	c.mu.Unlock()
+	c.unlock()
 	next := maps.Clone(*ch.comps.Load())
 	delete(next, id)
 	ch.comps.Store(&next)
@@ -273,16 +281,18 @@ func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInf
 	}
 	started := ch.state.Load() == stStarted
 	c.stopTicker()
-	c.mu.Lock()
+	c.lock()
 	held := c.takeHeldLocked()
 	closeImpl(c.impl)
 	c.setImpl(impl)
 	c.in, c.out, c.props = in, out, merged
 	c.addPending(held)
 	if started {
-		c.flushLocked()
+		r := newRun(ch.eng.maxDeliveries)
+		c.flushLocked(r)
+		r.release()
 	}
-	c.mu.Unlock()
+	c.unlock()
 	if started {
 		c.startTicker()
 	}
@@ -528,8 +538,8 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	ch.topo.Add(1)
 	ch.rebuildRoutes(fc)
 	if ch.state.Load() == stStarted {
-		link.Start()
 		fc.announce()
+		link.Start()
 	}
 	return b.info(), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -79,7 +80,8 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 	return g
 }
 
-// The CORS headers every response carries.
+// The CORS headers of the responses to requests with an Origin, and of
+// preflights.
 var (
 	corsMethods = []string{"GET, HEAD, POST, PUT, DELETE, OPTIONS"}
 	corsHeaders = []string{"Origin, Content-Type, Accept, Authorization, X-Requested-With, Cache-Control, Last-Event-ID"}
@@ -102,13 +104,16 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			h.Set("Access-Control-Allow-Origin", origin)
 		}
 	}
-	// Set directly, with keys already canonical and values made once: every
-	// response carries them. The slices are shared, never written in place
-	// (Header.Set replaces a value, Header.Add appends to a full slice,
-	// which copies it).
-	h["Access-Control-Allow-Methods"] = corsMethods
-	h["Access-Control-Allow-Headers"] = corsHeaders
-	h["Access-Control-Max-Age"] = corsMaxAge
+	// Set directly, with keys already canonical and values made once. The
+	// slices are shared, never written in place (Header.Set replaces a
+	// value, Header.Add appends to a full slice, which copies it). Only a
+	// browser's cross-origin request (it has an Origin) and a preflight
+	// read the CORS headers; every response varies with the Origin.
+	if origin != "" || r.Method == http.MethodOptions {
+		h["Access-Control-Allow-Methods"] = corsMethods
+		h["Access-Control-Allow-Headers"] = corsHeaders
+		h["Access-Control-Max-Age"] = corsMaxAge
+	}
 	if v := h["Vary"]; len(v) == 0 {
 		h["Vary"] = varyOrigin
 	} else {
@@ -139,10 +144,17 @@ func (g *guard) hostAllowed(host string) bool {
 	if host == "" {
 		return false
 	}
-	if net.ParseIP(host) != nil || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if isIP(host) || host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
 	return g.hosts[host]
+}
+
+// isIP reports whether host is an IP address literal, as net.ParseIP
+// reads them (no zone), without allocating.
+func isIP(host string) bool {
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Zone() == ""
 }
 
 // originAllowed reports whether a browser page of origin may use the server.

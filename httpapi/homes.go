@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/gorilla/mux"
-
 	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -268,7 +266,7 @@ func (s *server) homeRoutes(r *routeGroups) {
 	})})
 	r.Handle("/homes/{home}", methods{
 		"GET": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			name := mux.Vars(r)["home"]
+			name := routeVar(r, "home")
 			if name == DefaultHome {
 				encode(w, http.StatusOK, homeInfo(DefaultHome, "", s.cfg, s.home))
 				return
@@ -299,16 +297,16 @@ func (s *server) homeRoutes(r *routeGroups) {
 					return
 				}
 			}
-			info, err := s.homes.create(s.cfg, mux.Vars(r)["home"], spec)
+			info, err := s.homes.create(s.cfg, routeVar(r, "home"), spec)
 			respond(w, r, info, err)
 		}),
 		"DELETE": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info, err := s.homes.remove(s.cfg, mux.Vars(r)["home"])
+			info, err := s.homes.remove(s.cfg, routeVar(r, "home"))
 			respond(w, r, info, err)
 		}),
 	})
 	r.PathPrefix("/homes/{home}/").Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		e, err := s.homes.lookup(mux.Vars(r)["home"])
+		e, err := s.homes.lookup(routeVar(r, "home"))
 		if err != nil {
 			writeError(w, r, err)
 			return

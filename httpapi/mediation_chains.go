@@ -5,8 +5,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/gorilla/mux"
-
 	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
@@ -15,12 +13,12 @@ import (
 // chainOf returns the chain named in the path. The engine judges the id: a
 // malformed one is invalid (400), an unknown one not found (404).
 func (s *server) chainOf(r *http.Request) (*mediation.Chain, error) {
-	return s.engine.Chain(mux.Vars(r)["chain"])
+	return s.engine.Chain(routeVar(r, "chain"))
 }
 
 // componentID returns the component id of the path; the chain's methods
 // judge it.
-func componentID(r *http.Request) string { return mux.Vars(r)["id"] }
+func componentID(r *http.Request) string { return routeVar(r, "id") }
 
 // withChain adapts a handler that needs the path's chain.
 func (s *server) withChain(h func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain)) http.Handler {
@@ -131,7 +129,7 @@ func (s *server) handleChainCreate() http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		ch, err := s.engine.CreateChain(mux.Vars(r)["chain"])
+		ch, err := s.engine.CreateChain(routeVar(r, "chain"))
 		if err == nil {
 			err = ch.Start()
 		}

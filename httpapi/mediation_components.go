@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/gorilla/mux"
-
 	"github.com/pervasim/pervasim/mediation"
 )
 
@@ -65,9 +63,9 @@ func (s *server) withComponentParams(h func(w http.ResponseWriter, r *http.Reque
 // parameter (/mediators/<ID>).
 func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 	return s.withComponentParams(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, id string, p params) {
-		typ, ok := mux.Vars(r)["type"]
+		typ := routeVar(r, "type") // set on the routes that name a type
 		var err error
-		if !ok {
+		if typ == "" {
 			if typ, err = p.get("type"); err == nil && typ == "" {
 				err = invalidf("parameter \"type\" is required")
 			}

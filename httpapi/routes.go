@@ -129,10 +129,33 @@ func (s *server) routes(r *routeGroups, pre, p, m string) {
 // prefix, found by a map lookup on the request's first two segments, and
 // the others on the root router. A request its group does not match goes
 // on to the root, as it would have in one router: groups only skip routes
-// that cannot match. It is safe for concurrent use once built.
+// that cannot match.
+//
+// Within a group, a route whose template is a fixed path and one variable
+// segment at the end (".../device/{id}") is a tail: a request under its
+// fixed part with one more segment goes straight to its handler, the
+// variable set with SetPathValue (read with routeVar), without a regular
+// expression. Only the tails that mux would try first are taken so: those
+// after nothing but fixed routes and other tails of the group; a request
+// for one of the group's fixed routes goes to mux. It is safe for
+// concurrent use once built.
 type routeGroups struct {
 	root   *mux.Router
-	groups map[string]*mux.Router
+	groups map[string]*routeGroup
+}
+
+// routeGroup is the routes of one two-segment prefix.
+type routeGroup struct {
+	r        *mux.Router
+	fixed    map[string]bool // the paths of the group's routes without variables
+	tails    []tailRoute     // the tails mux would try before any other variable route
+	variable bool            // a route with variables other than a tail was registered
+}
+
+// tailRoute is a route "<prefix>{<name>}": prefix ends with '/'.
+type tailRoute struct {
+	prefix, name string
+	h            http.Handler
 }
 
 // newRouteGroups returns an empty router answering what no route matches
@@ -142,7 +165,7 @@ func newRouteGroups(notFound http.Handler) *routeGroups {
 	// even to a POST; such paths get a JSON 404 instead.
 	root := mux.NewRouter().SkipClean(true)
 	root.NotFoundHandler, root.MethodNotAllowedHandler = notFound, notFound
-	return &routeGroups{root: root, groups: map[string]*mux.Router{}}
+	return &routeGroups{root: root, groups: map[string]*routeGroup{}}
 }
 
 // Handle registers h for the path template path.
@@ -154,22 +177,64 @@ func (g *routeGroups) Handle(path string, h http.Handler) {
 	}
 	sub := g.groups[prefix]
 	if sub == nil {
-		sub = mux.NewRouter().SkipClean(true)
-		sub.NotFoundHandler, sub.MethodNotAllowedHandler = g.root, g.root
+		r := mux.NewRouter().SkipClean(true)
+		r.NotFoundHandler, r.MethodNotAllowedHandler = g.root, g.root
+		sub = &routeGroup{r: r, fixed: map[string]bool{}}
 		g.groups[prefix] = sub
 	}
-	sub.Handle(path, h)
+	sub.r.Handle(path, h)
+	switch tail, name, ok := tailOf(path); {
+	case !strings.Contains(path, "{"):
+		sub.fixed[path] = true
+	case ok && !sub.variable:
+		sub.tails = append(sub.tails, tailRoute{prefix: tail, name: name, h: h})
+	default:
+		sub.variable = true
+	}
+}
+
+// tailOf splits a template "<prefix>{<name>}" whose prefix has no
+// variable and ends with '/', and whose variable has no pattern.
+func tailOf(path string) (prefix, name string, ok bool) {
+	i := strings.LastIndexByte(path, '/') + 1
+	if i == 0 || !strings.HasSuffix(path, "}") || strings.ContainsAny(path[:i], "{}") {
+		return "", "", false
+	}
+	name, found := strings.CutPrefix(path[i:len(path)-1], "{")
+	if !found || name == "" || strings.ContainsAny(name, "{}:") {
+		return "", "", false
+	}
+	return path[:i], name, true
+}
+
+// routeVar returns the variable name of the route r was matched by.
+func routeVar(r *http.Request, name string) string {
+	if v := r.PathValue(name); v != "" {
+		return v
+	}
+	return mux.Vars(r)[name]
 }
 
 // PathPrefix registers a prefix route on the root.
 func (g *routeGroups) PathPrefix(prefix string) *mux.Route { return g.root.PathPrefix(prefix) }
 
 func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if sub := g.groups[firstTwo(r.URL.Path)]; sub != nil {
-		sub.ServeHTTP(w, r)
+	path := r.URL.Path
+	sub := g.groups[firstTwo(path)]
+	if sub == nil {
+		g.root.ServeHTTP(w, r)
 		return
 	}
-	g.root.ServeHTTP(w, r)
+	if !sub.fixed[path] {
+		for _, t := range sub.tails {
+			if v, ok := strings.CutPrefix(path, t.prefix); ok && v != "" && strings.IndexByte(v, '/') < 0 {
+				r.SetPathValue(t.name, v)
+				t.h.ServeHTTP(w, r)
+				return
+			}
+		}
+	}
+	sub.r.ServeHTTP(w, r)
 }
 
 // firstTwo returns the first two segments of path, "/a/b", when it has a
@@ -200,4 +265,4 @@ func groupOf(path string) (string, bool) {
 }
 
 // pathID returns the {id} variable of the route.
-func pathID(r *http.Request) string { return mux.Vars(r)["id"] }
+func pathID(r *http.Request) string { return routeVar(r, "id") }

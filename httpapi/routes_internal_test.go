@@ -43,7 +43,7 @@ func TestGroupOf(t *testing.T) {
 func TestRouteGroups(t *testing.T) {
 	reply := func(name string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			io.WriteString(w, name+" "+mux.Vars(r)["x"])
+			io.WriteString(w, name+" "+routeVar(r, "x"))
 		})
 	}
 	g := newRouteGroups(reply("404"))
@@ -70,6 +70,57 @@ func TestRouteGroups(t *testing.T) {
 		g.ServeHTTP(rec, req)
 		if got := rec.Body.String(); got != want {
 			t.Errorf("%q: got %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestRouteGroupsAnswerAsOneRouter registers the same routes, in the same
+// order, on route groups and on one gorilla/mux router, and checks that
+// every path gets the same handler and variable from both: tails taken
+// without mux, fixed routes, variable routes registered before or after a
+// tail, and paths no route matches.
+func TestRouteGroupsAnswerAsOneRouter(t *testing.T) {
+	routes := []string{
+		"/t/u/fixed",
+		"/t/u/v/{x}",
+		"/t/u/{x}",
+		"/t/u/{x}/w",
+		"/t/u/q/{x}",
+		"/t/v/{x}/a",
+		"/t/v/{x}",
+		"/t/w/{x:[0-9]+}",
+		"/t/{x}/z",
+		"/other",
+	}
+	reply := func(name string, vars func(*http.Request) string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, name+" "+vars(r))
+		})
+	}
+	g := newRouteGroups(reply("404", func(*http.Request) string { return "" }))
+	one := mux.NewRouter().SkipClean(true)
+	one.NotFoundHandler = reply("404", func(*http.Request) string { return "" })
+	for _, p := range routes {
+		g.Handle(p, reply(p, func(r *http.Request) string { return routeVar(r, "x") }))
+		one.Handle(p, reply(p, func(r *http.Request) string { return mux.Vars(r)["x"] }))
+	}
+	if n := len(g.groups["/t/u"].tails); n != 2 {
+		t.Errorf("group /t/u has %d tails, want 2 (v/{x} and {x}; q/{x} comes after {x}/w, which matches /t/u/q/w first)", n)
+	}
+	for _, path := range []string{
+		"/t/u/fixed", "/t/u/v/q", "/t/u/q", "/t/u/v", "/t/u/q/w", "/t/u/q/z", "/t/u/w", "/t/u/v/",
+		"/t/u/", "/t/u", "/t/u/a/b/c", "/t/v/q", "/t/v/q/a", "/t/v/q/b", "/t/w/12", "/t/w/ab",
+		"/t/q/z", "/t/u/z", "/other", "/", "",
+	} {
+		answer := func(h http.Handler) string {
+			req := httptest.NewRequest("GET", "http://localhost/", nil)
+			req.URL.Path = path
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec.Body.String()
+		}
+		if got, want := answer(g), answer(one); got != want {
+			t.Errorf("%q: route groups answer %q, one router %q", path, got, want)
 		}
 	}
 }

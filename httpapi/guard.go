@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"sync/atomic"
 )
 
 // errForbidden is the kind of a request refused for its origin, its host or
@@ -46,6 +47,7 @@ type guard struct {
 	exempt   func(r *http.Request) bool // what needs no token
 	tokenArg func(r *http.Request) bool // where the query may carry it
 	next     http.Handler
+	lastHost atomic.Pointer[string] // the last Host header allowed, as it came
 }
 
 // newGuard returns the guard of cfg in front of next.
@@ -137,6 +139,20 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // hostAllowed reports whether the Host header names this server in a way no
 // foreign DNS can: an IP literal, localhost, or an allowed name.
 func (g *guard) hostAllowed(host string) bool {
+	// Clients send the same Host again and again: the last one allowed is
+	// remembered, as it came.
+	if last := g.lastHost.Load(); last != nil && *last == host {
+		return true
+	}
+	if !g.hostNameAllowed(host) {
+		return false
+	}
+	g.lastHost.Store(&host)
+	return true
+}
+
+// hostNameAllowed is hostAllowed without the memory.
+func (g *guard) hostNameAllowed(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}

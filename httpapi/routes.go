@@ -134,8 +134,8 @@ func (s *server) routes(r *routeGroups, pre, p, m string) {
 // Within a group, a route whose template is a fixed path and one variable
 // segment at the end (".../device/{id}") is a tail: a request under its
 // fixed part with one more segment goes straight to its handler, the
-// variable set with SetPathValue (read with routeVar), without a regular
-// expression. Only the tails that mux would try first are taken so: those
+// request's Pattern set to the route's template (its variable is read with
+// routeVar), without a regular expression. Only the tails that mux would try first are taken so: those
 // after nothing but fixed routes and other tails of the group; a request
 // for one of the group's fixed routes goes to mux. It is safe for
 // concurrent use once built.
@@ -152,10 +152,11 @@ type routeGroup struct {
 	variable bool            // a route with variables other than a tail was registered
 }
 
-// tailRoute is a route "<prefix>{<name>}": prefix ends with '/'.
+// tailRoute is a route "<prefix>{<name>}": prefix ends with '/'; pattern
+// is the template.
 type tailRoute struct {
-	prefix, name string
-	h            http.Handler
+	prefix, pattern string
+	h               http.Handler
 }
 
 // newRouteGroups returns an empty router answering what no route matches
@@ -187,7 +188,7 @@ func (g *routeGroups) Handle(path string, h http.Handler) {
 	case !strings.Contains(path, "{"):
 		sub.fixed[path] = true
 	case ok && !sub.variable:
-		sub.tails = append(sub.tails, tailRoute{prefix: tail, name: name, h: h})
+		sub.tails = append(sub.tails, tailRoute{prefix: tail, pattern: tail + "{" + name + "}", h: h})
 	default:
 		sub.variable = true
 	}
@@ -207,12 +208,21 @@ func tailOf(path string) (prefix, name string, ok bool) {
 	return path[:i], name, true
 }
 
-// routeVar returns the variable name of the route r was matched by.
+// routeVar returns the variable name of the route r was matched by. A
+// tail route sets the request's Pattern to its template (as http.ServeMux
+// does); its one variable is the path's last segment. Other routes clear
+// Pattern and keep their variables with mux.
 func routeVar(r *http.Request, name string) string {
-	if v := r.PathValue(name); v != "" {
-		return v
+	p := r.Pattern
+	if p == "" {
+		return mux.Vars(r)[name]
 	}
-	return mux.Vars(r)[name]
+	n := len(p) - 1 - len(name) // where name starts in "...{name}"
+	if n < 1 || p[n-1] != '{' || p[len(p)-1] != '}' || p[n:len(p)-1] != name {
+		return ""
+	}
+	path := r.URL.Path
+	return path[strings.LastIndexByte(path, '/')+1:]
 }
 
 // PathPrefix registers a prefix route on the root.
@@ -220,6 +230,7 @@ func (g *routeGroups) PathPrefix(prefix string) *mux.Route { return g.root.PathP
 
 func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
+	r.Pattern = "" // set by a ServeMux in front, if any: routeVar reads ours
 	sub := g.groups[firstTwo(path)]
 	if sub == nil {
 		g.root.ServeHTTP(w, r)
@@ -228,7 +239,7 @@ func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !sub.fixed[path] {
 		for _, t := range sub.tails {
 			if v, ok := strings.CutPrefix(path, t.prefix); ok && v != "" && strings.IndexByte(v, '/') < 0 {
-				r.SetPathValue(t.name, v)
+				r.Pattern = t.pattern
 				t.h.ServeHTTP(w, r)
 				return
 			}

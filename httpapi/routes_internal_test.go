@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -119,8 +120,17 @@ func TestRouteGroupsAnswerAsOneRouter(t *testing.T) {
 			h.ServeHTTP(rec, req)
 			return rec.Body.String()
 		}
-		if got, want := answer(g), answer(one); got != want {
+		want := answer(one)
+		if got := answer(g); got != want {
 			t.Errorf("%q: route groups answer %q, one router %q", path, got, want)
+		}
+		if strings.HasPrefix(path, "/t/") {
+			// Behind a ServeMux, which sets the request's Pattern.
+			front := http.NewServeMux()
+			front.Handle("/t/{rest...}", g)
+			if got := answer(front); got != want {
+				t.Errorf("%q behind a ServeMux: route groups answer %q, one router %q", path, got, want)
+			}
 		}
 	}
 }

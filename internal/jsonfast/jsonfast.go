@@ -136,6 +136,13 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight bytes at a time while none needs a look.
+		for i+8 <= len(s) && plain8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
 				i++
@@ -181,6 +188,33 @@ func AppendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// Byte masks of plain8.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plain8 reports whether the eight bytes of s (len(s) == 8) are all ASCII
+// that AppendString copies as they are: at least 0x20, none of " \ < > &.
+func plain8(s string) bool {
+	_ = s[7]
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	if x&highs != 0 {
+		return false // a byte of a multi-byte character
+	}
+	// A byte below n, or equal to c (its bits xor c's are then zero): the
+	// high bit of (v - ones) &^ v marks it, for bytes without their high bit.
+	q, bs, lt, gt, amp := x^('"'*ones), x^('\\'*ones), x^('<'*ones), x^('>'*ones), x^('&'*ones)
+	t := (x - 0x20*ones) &^ x
+	t |= (q - ones) &^ q
+	t |= (bs - ones) &^ bs
+	t |= (lt - ones) &^ lt
+	t |= (gt - ones) &^ gt
+	t |= (amp - ones) &^ amp
+	return t&highs == 0
 }
 
 // Parser reads JSON values as encoding/json does into an any, from Data

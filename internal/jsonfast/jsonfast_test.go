@@ -73,3 +73,38 @@ func TestAppendJSONGoValues(t *testing.T) {
 		}
 	}
 }
+
+// FuzzAppendString: strings are written as encoding/json writes them, at
+// every alignment of the eight-byte steps.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "fr.liglab.adele.icasa.device.temperature.Thermometer", "12345678\"",
+		"1234567<", "abcdefgh\x1fijklmnop", "abcdefgh\x7fij", "été à l'heure", "abcdefg\xff", "sep\u2028 and more text",
+		"&&&&&&&&&&&&&&&&", "!#$%'()*+,-./0123456789:;=?@AZ[]^_`az{|}~"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for pad := range 8 {
+			prefix := "abcdefgh"[:pad]
+			wantPadded, _ := json.Marshal(prefix + s)
+			if got := AppendString(nil, prefix+s); string(got) != string(wantPadded) {
+				t.Fatalf("AppendString(%q) = %s, encoding/json %s", prefix+s, got, wantPadded)
+			}
+		}
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("AppendString after x: %s, want x%s", got, want)
+		}
+	})
+}
+
+func BenchmarkAppendString(b *testing.B) {
+	s := "fr.liglab.adele.icasa.device.temperature.Thermometer"
+	buf := make([]byte, 0, 128)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendString(buf[:0], s)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/pervasim/pervasim/mediation"
 )
@@ -114,4 +115,63 @@ func ExampleChain_Replace() {
 	fmt.Println(msgs[0].Content, info.Bindings)
 	// Output:
 	// [a b c] [{in:out new:in direct map[]} {new:out out:in direct map[]}]
+}
+
+// ExampleType_stateless registers a type whose Process keeps no state, so
+// that several goroutines sending into a chain run through it at once.
+// The enricher and the rest-in adapter are stateless too; rest-out, which
+// keeps messages, takes them one at a time.
+func ExampleType_stateless() {
+	reg := mediation.NewRegistry()
+	reg.Register(mediation.Type{
+		Name:      "celsius",
+		Kind:      mediation.KindMediator,
+		In:        []string{"in"},
+		Out:       []string{"out"},
+		Stateless: true, // Process may run for many senders at once
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+				f, ok := m.Content.(float64)
+				if !ok {
+					out.Drop(1)
+					return nil
+				}
+				m.Content = (f - 32) * 5 / 9
+				out.Emit("out", m)
+				return nil
+			}), nil
+		},
+	})
+	e := mediation.NewEngine(mediation.Config{Registry: reg})
+	defer e.Close()
+	ch, _ := e.CreateChain("temps")
+	ch.AddAdapter("rest-in", "in", nil)
+	ch.AddMediator("celsius", "c", nil)
+	ch.AddAdapter("rest-out", "out", map[string]any{"capacity": 1000})
+	ch.Bind("in:out", "c:in", "", nil)
+	ch.Bind("c:out", "out:in", "", nil)
+	ch.Start()
+
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 100 {
+				ch.Send("in", mediation.Message{Content: 212.0})
+			}
+		})
+	}
+	wg.Wait()
+
+	info, _ := ch.Component("c")
+	msgs, _ := ch.Messages("out")
+	fmt.Printf("in=%d out=%d kept=%d first=%v\n", info.Counters.In, info.Counters.Out, len(msgs), msgs[0].Content)
+	for _, t := range e.Registry().Types() {
+		if t.Name == "celsius" || t.Name == "rest-out" {
+			fmt.Println(t.Name, "stateless:", t.Stateless)
+		}
+	}
+	// Output:
+	// in=400 out=400 kept=400 first=100
+	// rest-out stateless: false
+	// celsius stateless: true
 }

@@ -70,7 +70,7 @@ type Chain struct {
 	order    []*comp    // creation order; guarded by mu
 	bindings []*binding // creation order; guarded by mu
 
-	topo    atomic.Uint64 // version of the topology, for the caches of queuesAhead
+	topo    atomic.Uint64 // version of the topology, odd while it changes (topoBegin, topoEnd): see queuesAhead
 	deleted atomic.Bool
 	state   atomic.Int32
 	comps   atomic.Pointer[map[string]*comp] // copy on write, under mu
@@ -193,6 +193,14 @@ func (b *binding) info() BindingInfo {
 	}
 }
 
+// topoBegin marks a change of routes or binding targets under way; ch.mu is
+// held. Until topoEnd, queuesAhead does not trust what it reads: a walk
+// could see a binding's old target and that target's new routes.
+func (ch *Chain) topoBegin() { ch.topo.Add(1) }
+
+// topoEnd ends the change begun by topoBegin.
+func (ch *Chain) topoEnd() { ch.topo.Add(1) }
+
 // Start starts the chain: queue links deliver, periodic components tick,
 // and Send is accepted. Starting a started chain does nothing. It fails with
 // ErrConflict when the engine is closed.
@@ -207,21 +215,28 @@ func (ch *Chain) Start() error {
 	if ch.eng.isClosed() {
 		return errorf(ErrConflict, "engine closed")
 	}
+	// Queues are armed first: from the moment Send sees the chain started,
+	// a full queue makes it wait for room, even before its link delivers.
+	for _, b := range ch.bindings {
+		if b.queue != nil {
+			b.queue.arm()
+		}
+	}
 	ch.state.Store(stStarted)
-	// Components first, links last: a queue link starts delivering at once,
-	// and startTicker, flushNow and announce take each component
-	// exclusively; started first, a link could be inside a component (whose
-	// processing may take any time) while Start waits for it. What the
-	// announcements send into a queue waits there until its link starts.
+	// Components, then links: a queue link starts delivering at once, and
+	// startTicker and flushNow take each component exclusively; started
+	// first, a link could be inside a component (whose processing may take
+	// any time) while Start waits for it. Announcers come last, once every
+	// link runs; a component that does not announce is not taken.
 	for _, c := range ch.order {
 		c.startTicker()
 		c.flushNow()
 	}
-	for _, c := range ch.order {
-		c.announce()
-	}
 	for _, b := range ch.bindings {
 		b.link.Start()
+	}
+	for _, c := range ch.order {
+		c.announce()
 	}
 	return nil
 }

@@ -190,6 +190,9 @@ func (c *comp) flushLocked(r *run) {
 	c.pending = nil
 	c.npend.Store(0)
 	c.pendMu.Unlock()
+	if len(p) == 0 {
+		return // another call took them first (callers check npend before they hold c)
+	}
 	if rs, ok := c.impl.(Restorer); ok {
 		c.restore(rs, p, r)
 		return
@@ -261,6 +264,7 @@ type binding struct {
 	props    map[string]any
 
 	target atomic.Pointer[comp] // moved by Replace
+	source atomic.Pointer[comp] // from, for readers without ch.mu (set with it)
 	link   Link
 	direct bool         // link is a *directLink: deliver inline
 	queue  *queueLink   // link is a *queueLink: push with the cause

@@ -202,6 +202,7 @@ type queueLink struct {
 	bytes    int
 	running  bool
 	closed   bool
+	stopped  bool          // Stop was called, and neither arm nor Start since: Send fails on the stopped chain
 	parked   bool          // the goroutine waits on notEmpty for a message
 	done     chan struct{} // closed when the goroutine of the current run exits
 	room     chan struct{} // closed when the queue has room again; nil when not waited for
@@ -280,7 +281,7 @@ func (q *queueLink) Room() <-chan struct{} {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.full() || q.closed || !q.running {
+	if !q.full() || q.closed || q.stopped {
 		return nil // a stopped queue fills no further: Send fails on the stopped chain
 	}
 	if q.room == nil {
@@ -315,9 +316,20 @@ func (q *queueLink) Start() {
 		return
 	}
 	q.running = true
+	q.stopped = false
 	q.stop.Store(false)
 	q.done = make(chan struct{})
 	go q.loop(q.done)
+}
+
+// arm makes a queue stopped by Stop hold senders back again when full: the
+// chain is about to start it (Chain.Start arms its queues before it lets
+// senders in, and starts them after). A sender waiting on an armed queue
+// that is not running yet gets room once it runs and delivers.
+func (q *queueLink) arm() {
+	q.mu.Lock()
+	q.stopped = false
+	q.mu.Unlock()
 }
 
 // batchReceiver is implemented by the engine's bindings: the messages of a
@@ -451,6 +463,7 @@ func (q *queueLink) Stop() {
 		return
 	}
 	q.running = false
+	q.stopped = true
 	q.stop.Store(true)
 	q.wake()
 	done := q.done

@@ -65,9 +65,11 @@ func (ch *Chain) Replace(from, to string) error {
 	// made ready (out routes, handed-over messages) before any binding
 	// targets it: a delivery that sees t as its target finds it complete.
 	f.lock()
+	ch.topoBegin()
 	for _, b := range ch.bindings {
 		if b.from == f {
 			b.from = t
+			b.source.Store(t)
 		}
 	}
 	ch.rebuildRoutes(t)
@@ -78,7 +80,7 @@ func (ch *Chain) Replace(from, to string) error {
 		}
 	}
 	ch.rebuildRoutes(f)
-	ch.topo.Add(1)
+	ch.topoEnd()
 	f.unlock()
 	if ch.state.Load() == stStarted {
 		t.flushNow()

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
@@ -289,7 +290,7 @@ func (ch *Chain) admit(ctx context.Context, c *comp, mayWait bool) error {
 		}
 		busy := func(why string) error {
 			return errorf(ErrBusy, "chain %s: the queue %s -> %s stays full (%d messages wait); %s", ch.id,
-				full.from.id+":"+full.fromPort, full.target.Load().id+":"+full.toPort, full.link.Len(), why)
+				full.source.Load().id+":"+full.fromPort, full.target.Load().id+":"+full.toPort, full.link.Len(), why)
 		}
 		if !mayWait {
 			return busy("try again later")
@@ -318,10 +319,25 @@ type ahead struct {
 // queuesAhead returns the bindings with backpressure that a message leaving
 // c may reach, following every binding from c on.
 func (ch *Chain) queuesAhead(c *comp) []*binding {
-	gen := ch.topo.Load()
-	if a := c.ahead.Load(); a != nil && a.gen == gen {
-		return a.bs
+	for {
+		gen := ch.topo.Load()
+		if gen&1 != 0 {
+			runtime.Gosched() // a change under way, of a few pointers
+			continue
+		}
+		if a := c.ahead.Load(); a != nil && a.gen == gen {
+			return a.bs
+		}
+		bs := ch.walkQueues(c)
+		if ch.topo.Load() == gen { // no change began meanwhile: bs is whole
+			c.ahead.Store(&ahead{gen: gen, bs: bs})
+			return bs
+		}
 	}
+}
+
+// walkQueues returns the queue bindings reachable from c.
+func (ch *Chain) walkQueues(c *comp) []*binding {
 	var bs []*binding
 	seen := map[*comp]bool{c: true}
 	stack := []*comp{c}
@@ -340,7 +356,6 @@ func (ch *Chain) queuesAhead(c *comp) []*binding {
 			}
 		}
 	}
-	c.ahead.Store(&ahead{gen: gen, bs: bs})
 	return bs
 }
 

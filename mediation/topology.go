@@ -211,11 +211,12 @@ func (ch *Chain) RemoveComponent(kind Kind, id string) error {
 		}
 		return true
 	})
-	ch.topo.Add(1)
+	ch.topoBegin()
 	for _, s := range sources {
 		ch.rebuildRoutes(s)
 	}
 	c.routes.Store(&[]route{})
+	ch.topoEnd()
 	c.lock()
 	c.removed = true
 	c.nDropped.Add(uint64(len(c.takeHeldLocked())))
@@ -506,6 +507,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 		return BindingInfo{}, errorf(ErrBusy, "chain %s has %d bindings, the most it may have (MaxBindings)", ch.id, len(ch.bindings))
 	}
 	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
+	b.source.Store(fc)
 	b.target.Store(tc)
 	link, err := le.linker.NewLink(cloneMap(props), b)
 	if err == nil && link == nil {
@@ -535,11 +537,12 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 		return BindingInfo{}, directLoopf("binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
 	}
 	ch.bindings = append(ch.bindings, b)
-	ch.topo.Add(1)
+	ch.topoBegin()
 	ch.rebuildRoutes(fc)
+	ch.topoEnd()
 	if ch.state.Load() == stStarted {
-		fc.announce()
 		link.Start()
+		fc.announce()
 	}
 	return b.info(), nil
 }
@@ -575,8 +578,9 @@ func (ch *Chain) Unbind(from, to string) error {
 		return errorf(ErrNotFound, "no binding %s -> %s in chain %s", from, to, ch.id)
 	}
 	ch.bindings = slices.DeleteFunc(ch.bindings, func(x *binding) bool { return x == b })
-	ch.topo.Add(1)
+	ch.topoBegin()
 	ch.rebuildRoutes(b.from)
+	ch.topoEnd()
 	ch.dropBinding(b)
 	return nil
 }

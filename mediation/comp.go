@@ -95,10 +95,10 @@ func (c *comp) counters() (in, out, dropped, errs uint64) {
 	return in, out, dropped, errs
 }
 
-// process runs c's Processor on a message that arrived on port; r holds c
-// (acquire), s is what acquire returned. It returns how many messages c
-// emitted, for release.
-func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
+// enter makes r's frame c's for a call of Process or Inject, and returns
+// the frame to restore after it. A stateful component (s is nil, c held
+// exclusively) first processes what was handed to it, and counts the call.
+func (r *run) enter(c *comp, s *compStripe) frame {
 	saved := r.frame
 	r.frame = frame{c: c, s: s}
 	if s == nil {
@@ -107,6 +107,14 @@ func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
 		}
 		c.nIn++
 	}
+	return saved
+}
+
+// process runs c's Processor on a message that arrived on port; r holds c
+// (acquire), s is what acquire returned. It returns how many messages c
+// emitted, for release.
+func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
+	saved := r.enter(c, s)
 	c.call(port, m, r)
 	outs := r.outs
 	r.frame = saved
@@ -145,14 +153,7 @@ func (c *comp) recoverPanic(s *compStripe) {
 // inject runs the Injector on m; r holds c (acquire), s is what acquire
 // returned. It returns how many messages c emitted, for release.
 func (c *comp) inject(m Message, r *run, s *compStripe) (outs uint64, err error) {
-	saved := r.frame
-	r.frame = frame{c: c, s: s}
-	if s == nil {
-		if c.npend.Load() != 0 {
-			c.flushLocked(r)
-		}
-		c.nIn++
-	}
+	saved := r.enter(c, s)
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)

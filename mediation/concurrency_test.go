@@ -14,6 +14,34 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
+// waitDrained waits, up to the test's patience, until nothing is queued
+// ahead of component id.
+func waitDrained(t *testing.T, ch *mediation.Chain, id string) {
+	t.Helper()
+	deadline := time.Now().Add(patience(t))
+	for mustComponent(t, ch, id).Counters.Queue != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the queue to %s does not drain", id)
+		}
+		runtime.Gosched()
+	}
+}
+
+// droppedWithoutErrors returns the messages the components ids dropped,
+// and fails the test for any error they counted.
+func droppedWithoutErrors(t *testing.T, ch *mediation.Chain, ids ...string) uint64 {
+	t.Helper()
+	var dropped uint64
+	for _, id := range ids {
+		c := mustComponent(t, ch, id).Counters
+		dropped += c.Dropped
+		if c.Errors != 0 {
+			t.Errorf("%s counted %d errors", id, c.Errors)
+		}
+	}
+	return dropped
+}
+
 // patience is how long a test waits for something that should happen at
 // once: half the time left before the test's deadline, at most 30 s.
 func patience(t *testing.T) time.Duration {
@@ -287,21 +315,8 @@ func TestReconfigureUnderParallelSends(t *testing.T) {
 	wg.Wait()
 
 	// Everything queued reaches the sink.
-	deadline := time.Now().Add(patience(t))
-	for mustComponent(t, ch, "o").Counters.Queue != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the queue to the sink does not drain")
-		}
-		runtime.Gosched()
-	}
-	var dropped uint64
-	for _, id := range []string{"src", "p1", "p2", "en", "o"} {
-		c := mustComponent(t, ch, id).Counters
-		dropped += c.Dropped
-		if c.Errors != 0 {
-			t.Errorf("%s counted %d errors", id, c.Errors)
-		}
-	}
+	waitDrained(t, ch, "o")
+	dropped := droppedWithoutErrors(t, ch, "src", "p1", "p2", "en", "o")
 	got := uint64(len(s.all()))
 	if n := uint64(accepted.Load()); got+dropped != n {
 		t.Errorf("%d messages accepted, but %d reached the sink and %d were dropped (%d unaccounted)", n, got, dropped, int64(n)-int64(got+dropped))

@@ -254,21 +254,8 @@ func TestStressAccounting(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
-	deadline := time.Now().Add(patience(t))
-	for mustComponent(t, ch, "o").Counters.Queue != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the queue to the sink does not drain")
-		}
-		runtime.Gosched()
-	}
-	var dropped uint64
-	for _, id := range []string{"src", "p1", "p2", "en", "o"} {
-		c := mustComponent(t, ch, id).Counters
-		dropped += c.Dropped
-		if c.Errors != 0 {
-			t.Errorf("%s counted %d errors", id, c.Errors)
-		}
-	}
+	waitDrained(t, ch, "o")
+	dropped := droppedWithoutErrors(t, ch, "src", "p1", "p2", "en", "o")
 	got := s.all()
 	n := uint64(total())
 	if uint64(len(got))+dropped != n {

@@ -18,7 +18,20 @@ type listBuffer struct {
 	b    []byte
 	keys []string
 	err  error
+	// The services arrays written so far, by their first element: a kind's
+	// devices share one array, which the home never writes in place.
+	services map[*string]encodedServices
 }
+
+// encodedServices is the JSON of a services array of n names.
+type encodedServices struct {
+	n    int
+	json []byte
+}
+
+// maxServiceArrays bounds listBuffer.services (updated devices get arrays
+// of their own).
+const maxServiceArrays = 256
 
 // writeDeviceList writes GET /devices/devices without copying the
 // devices or reflecting on them: the same bytes as encoding/json writes
@@ -40,7 +53,7 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 			lb.b = append(lb.b, ',')
 		}
 		first = false
-		lb.b, lb.keys, lb.err = appendDevice(lb.b, lb.keys, d, readings)
+		lb.b, lb.err = lb.appendDevice(lb.b, d, readings)
 	})
 	if lb.err != nil {
 		encode(w, http.StatusOK, s.home.Devices()) // a value jsonfast leaves to encoding/json failed: let it say so
@@ -71,7 +84,7 @@ func (s *server) writeDevice(w http.ResponseWriter, r *http.Request) {
 	var gen uint64
 	err := s.home.ViewDevice(id, func(d *sim.Device, readings []sim.Reading) {
 		gen = s.home.Generation() // stable: no change runs while fn does
-		lb.b, lb.keys, lb.err = appendDevice(lb.b, lb.keys, d, readings)
+		lb.b, lb.err = lb.appendDevice(lb.b, d, readings)
 	})
 	switch {
 	case err != nil:
@@ -118,8 +131,8 @@ func writeJSONBytes(w http.ResponseWriter, b []byte) {
 var jsonContentType = []string{"application/json; charset=utf-8"}
 
 // appendDevice appends d as encoding/json writes a sim.Device, with the
-// readings in its properties; keys is scratch space.
-func appendDevice(b []byte, keys []string, d *sim.Device, readings []sim.Reading) ([]byte, []string, error) {
+// readings in its properties; lb.keys is scratch space.
+func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, readings []sim.Reading) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = jsonfast.AppendString(b, d.ID)
 	b = append(b, `,"name":`...)
@@ -147,23 +160,12 @@ func appendDevice(b []byte, keys []string, d *sim.Device, readings []sim.Reading
 	b = append(b, `,"fault":`...)
 	b = jsonfast.AppendString(b, d.Fault)
 	b = append(b, `,"services":`...)
-	if d.Services == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, sv := range d.Services {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = jsonfast.AppendString(b, sv)
-		}
-		b = append(b, ']')
-	}
+	b = lb.appendServices(b, d.Services)
 	b = append(b, `,"properties":`...)
 	if d.Properties == nil && len(readings) == 0 {
-		return append(b, "null}"...), keys, nil
+		return append(b, "null}"...), nil
 	}
-	keys = keys[:0]
+	keys := lb.keys[:0]
 	for k := range d.Properties {
 		keys = append(keys, k)
 	}
@@ -173,6 +175,7 @@ func appendDevice(b []byte, keys []string, d *sim.Device, readings []sim.Reading
 		}
 	}
 	slices.Sort(keys)
+	lb.keys = keys // kept for the next device
 	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -192,8 +195,36 @@ func appendDevice(b []byte, keys []string, d *sim.Device, readings []sim.Reading
 		}
 		var err error
 		if b, err = jsonfast.Append(b, v); err != nil {
-			return b, keys, err
+			return b, err
 		}
 	}
-	return append(b, '}', '}'), keys, nil
+	return append(b, '}', '}'), nil
+}
+
+// appendServices appends the services array ss, written once per array.
+func (lb *listBuffer) appendServices(b []byte, ss []string) []byte {
+	if ss == nil {
+		return append(b, "null"...)
+	}
+	if len(ss) > 0 {
+		if e, ok := lb.services[&ss[0]]; ok && e.n == len(ss) {
+			return append(b, e.json...)
+		}
+	}
+	start := len(b)
+	b = append(b, '[')
+	for i, sv := range ss {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonfast.AppendString(b, sv)
+	}
+	b = append(b, ']')
+	if len(ss) > 0 {
+		if lb.services == nil || len(lb.services) >= maxServiceArrays {
+			lb.services = map[*string]encodedServices{}
+		}
+		lb.services[&ss[0]] = encodedServices{n: len(ss), json: bytes.Clone(b[start:])}
+	}
+	return b
 }

@@ -21,6 +21,8 @@ type listBuffer struct {
 	// The services arrays written so far, by their first element: a kind's
 	// devices share one array, which the home never writes in place.
 	services map[*string]encodedServices
+	// The sorted property keys of the last device of each type.
+	order map[string][]string
 }
 
 // encodedServices is the JSON of a services array of n names.
@@ -28,6 +30,9 @@ type encodedServices struct {
 	n    int
 	json []byte
 }
+
+// maxKeyOrders bounds listBuffer.order.
+const maxKeyOrders = 256
 
 // maxServiceArrays bounds listBuffer.services (updated devices get arrays
 // of their own).
@@ -165,6 +170,22 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, readings []sim.Readi
 	if d.Properties == nil && len(readings) == 0 {
 		return append(b, "null}"...), nil
 	}
+	n := len(d.Properties) // the device's keys: its properties and the readings that are not
+	for _, r := range readings {
+		if _, ok := d.Properties[r.Name]; !ok {
+			n++
+		}
+	}
+	if keys, ok := lb.order[d.Type]; ok && len(keys) == n {
+		// The keys of the last device of this type, in order: if the
+		// device has each of them, it has no other (as many keys).
+		start := len(b)
+		b, ok, err := appendProperties(b, keys, d, readings)
+		if ok || err != nil {
+			return append(b, '}'), err
+		}
+		b = b[:start]
+	}
 	keys := lb.keys[:0]
 	for k := range d.Properties {
 		keys = append(keys, k)
@@ -176,6 +197,18 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, readings []sim.Readi
 	}
 	slices.Sort(keys)
 	lb.keys = keys // kept for the next device
+	if lb.order == nil || len(lb.order) >= maxKeyOrders {
+		lb.order = map[string][]string{}
+	}
+	lb.order[d.Type] = slices.Clone(keys)
+	b, _, err := appendProperties(b, keys, d, readings)
+	return append(b, '}'), err
+}
+
+// appendProperties appends the properties object of d, readings first,
+// with keys in order; it reports false (and what it appended is to be
+// dropped) when d has no property or reading of one of the keys.
+func appendProperties(b []byte, keys []string, d *sim.Device, readings []sim.Reading) ([]byte, bool, error) {
 	b = append(b, '{')
 	for i, k := range keys {
 		if i > 0 {
@@ -191,14 +224,16 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, readings []sim.Readi
 			}
 		}
 		if !found {
-			v = d.Properties[k]
+			if v, found = d.Properties[k]; !found {
+				return b, false, nil
+			}
 		}
 		var err error
 		if b, err = jsonfast.Append(b, v); err != nil {
-			return b, err
+			return b, true, err
 		}
 	}
-	return append(b, '}', '}'), nil
+	return append(b, '}'), true, nil
 }
 
 // appendServices appends the services array ss, written once per array.

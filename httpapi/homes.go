@@ -259,7 +259,7 @@ func trimRoot(root, def string) string {
 }
 
 // homeRoutes adds the routes of the homes to r.
-func (s *server) homeRoutes(r *routeGroups) {
+func (s *server) homeRoutes(r router) {
 	r.Handle("/homes", methods{"GET": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		out := append([]HomeInfo{homeInfo(DefaultHome, "", s.cfg, s.home)}, s.homes.list(s.cfg)...)
 		encode(w, http.StatusOK, out)

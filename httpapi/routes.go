@@ -13,7 +13,7 @@ import (
 // ("" or such as "/homes/lab"); p is the simulation root, such as
 // "/platform" (with the prefix); m the mediation root, such as "/mediation",
 // or "" when the server has no mediation engine.
-func (s *server) routes(r *routeGroups, pre, p, m string) {
+func (s *server) routes(r router, pre, p, m string) {
 	// The root leads to the house plan.
 	r.Handle(pre+"/", methods{"GET": http.RedirectHandler(pre+"/simulator", http.StatusFound)})
 	health := methods{"GET": s.handleHealth()}
@@ -120,6 +120,13 @@ func (s *server) routes(r *routeGroups, pre, p, m string) {
 		"POST":   s.handleBind(),
 		"DELETE": s.handleUnbind(),
 	})
+}
+
+// router is what routes and homeRoutes register on: routeGroups, or (to
+// check that groups change no answer) anything with gorilla/mux's order.
+type router interface {
+	Handle(path string, h http.Handler)
+	PathPrefix(prefix string) *mux.Route
 }
 
 // routeGroups is the server's router. gorilla/mux tries routes one after

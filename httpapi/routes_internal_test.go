@@ -134,3 +134,81 @@ func TestRouteGroupsAnswerAsOneRouter(t *testing.T) {
 		}
 	}
 }
+
+// recordedRoute is one registration of the server's routes.
+type recordedRoute struct {
+	template string
+	prefix   bool
+}
+
+// routeRecorder is a router that records the server's registrations, in
+// order.
+type routeRecorder struct {
+	routes  []recordedRoute
+	scratch *mux.Router
+}
+
+func (r *routeRecorder) Handle(path string, _ http.Handler) {
+	r.routes = append(r.routes, recordedRoute{template: path})
+}
+
+func (r *routeRecorder) PathPrefix(prefix string) *mux.Route {
+	r.routes = append(r.routes, recordedRoute{template: prefix, prefix: true})
+	return r.scratch.NewRoute() // its handler is not used
+}
+
+// serverRoutes returns the server's routes, with homes and mediation.
+func serverRoutes(t testing.TB) []recordedRoute {
+	s := &server{homes: &Homes{}}
+	rec := &routeRecorder{scratch: mux.NewRouter()}
+	s.routes(rec, "", "/platform", "/mediation")
+	s.homeRoutes(rec)
+	return rec.routes
+}
+
+// FuzzServerRoutesAsOneRouter: for any path, the server's routes on route
+// groups (with tails taken without mux) pick the same route, with the same
+// variables, as the same routes in the same order on one mux router.
+func FuzzServerRoutesAsOneRouter(f *testing.F) {
+	routes := serverRoutes(f)
+	reply := func(name string, vars func(*http.Request, string) string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, name)
+			for _, v := range []string{"id", "chain", "home", "type", "kind"} {
+				io.WriteString(w, " "+v+"="+vars(r, v))
+			}
+		})
+	}
+	none := func(*http.Request, string) string { return "" }
+	g := newRouteGroups(reply("404", none))
+	one := mux.NewRouter().SkipClean(true)
+	one.NotFoundHandler, one.MethodNotAllowedHandler = reply("404", none), reply("404", none)
+	for _, rt := range routes {
+		ours := reply(rt.template, routeVar)
+		theirs := reply(rt.template, func(r *http.Request, v string) string { return mux.Vars(r)[v] })
+		if rt.prefix {
+			g.PathPrefix(rt.template).Handler(ours)
+			one.PathPrefix(rt.template).Handler(theirs)
+			continue
+		}
+		g.Handle(rt.template, ours)
+		one.Handle(rt.template, theirs)
+	}
+	for _, p := range []string{"/platform/devices/device/d7", "/platform/devices/device/", "/platform/devices/device/a/b",
+		"/platform/devices/devices", "/platform/zones/zone/kitchen", "/mediation/chains/c1", "/homes/lab/platform/devices/device/x",
+		"/homes/lab", "/homes", "/platform/persons/person/p", "/platform/clocks/clock/default", "/simulator/app.js", "//", "/"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		answer := func(h http.Handler) string {
+			req := httptest.NewRequest("GET", "http://localhost/", nil)
+			req.URL.Path = path
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			return rec.Body.String()
+		}
+		if got, want := answer(g), answer(one); got != want {
+			t.Errorf("%q: route groups answer %q, one router %q", path, got, want)
+		}
+	})
+}

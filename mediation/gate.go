@@ -270,7 +270,18 @@ func (c *comp) acquire(r *run) *compStripe {
 		return nil
 	}
 	s := &g.stripes[r.stripe&g.mask]
-	if !bump(&s.enter, r) {
+	bumped := bump(&s.enter, r)
+	if bumped && !g.shut.Load() {
+		return s // the common case, kept small enough to be inlined
+	}
+	return c.acquireSlow(r, s, bumped)
+}
+
+// acquireSlow is acquire after a contended stripe (bumped false: r moved to
+// another one) or with the gate shut.
+func (c *comp) acquireSlow(r *run, s *compStripe, bumped bool) *compStripe {
+	g := c.g
+	if !bumped {
 		s = &g.stripes[r.stripe&g.mask]
 		s.enter.Add(1)
 	}

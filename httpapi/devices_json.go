@@ -65,9 +65,7 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	lb.b = append(lb.b, ']', '\n')
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(http.StatusOK)
-	w.Write(lb.b)
+	writeJSONBytes(w, lb.b)
 }
 
 // writeDevice writes GET /devices/device/{id} as writeDeviceList writes

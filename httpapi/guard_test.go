@@ -180,6 +180,60 @@ func TestHostRebinding(t *testing.T) {
 	}
 }
 
+// TestHostRememberedOnlyWhenAllowed sends one handler a sequence of hosts:
+// the guard remembers the last host it allowed, and that memory must
+// never let another host through, right after an allowed one or twice in a
+// row.
+func TestHostRememberedOnlyWhenAllowed(t *testing.T) {
+	f := newFixture(t)
+	h := httpapi.NewHandler(httpapi.Config{Home: f.home})
+	defer h.Close()
+	for i, tt := range []struct {
+		host string
+		want int
+	}{
+		{"127.0.0.1:8080", 200}, {"attacker.example", 403}, {"attacker.example", 403},
+		{"127.0.0.1:8080", 200}, {"127.0.0.1:8080", 200}, {"127.0.0.1.attacker.example", 403},
+		{"localhost:8080", 200}, {"localhost.attacker.example:8080", 403}, {"localhost:8080", 200}, {"attacker.example:8080", 403},
+	} {
+		if rec := (guardRequest{method: "GET", path: "/platform/zones/zones", host: tt.host}).send(h); rec.Code != tt.want {
+			t.Errorf("request %d, Host %q = %d, want %d", i, tt.host, rec.Code, tt.want)
+		}
+	}
+}
+
+// TestCORSHeadersForBrowsers: the CORS methods, headers and max-age go to
+// requests that carry an Origin and to preflights, not to other clients;
+// every response says it varies with the Origin.
+func TestCORSHeadersForBrowsers(t *testing.T) {
+	f := newFixture(t)
+	h := httpapi.NewHandler(httpapi.Config{Home: f.home})
+	defer h.Close()
+	for _, tt := range []struct {
+		name string
+		req  guardRequest
+		cors bool
+	}{
+		{"GET, no Origin", guardRequest{method: "GET", path: "/platform/zones/zones"}, false},
+		{"GET, allowed Origin", guardRequest{method: "GET", path: "/platform/zones/zones", origin: "http://localhost:5173"}, true},
+		{"GET, foreign Origin", guardRequest{method: "GET", path: "/platform/zones/zones", origin: "https://evil.example"}, true},
+		{"OPTIONS, no Origin", guardRequest{method: "OPTIONS", path: "/platform/zones/zones"}, true},
+		{"404, no Origin", guardRequest{method: "GET", path: "/nowhere"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hd := tt.req.send(h).Header()
+			for _, k := range []string{"Access-Control-Allow-Methods", "Access-Control-Allow-Headers", "Access-Control-Max-Age"} {
+				if got := hd.Get(k) != ""; got != tt.cors {
+					t.Errorf("%s present = %v, want %v", k, got, tt.cors)
+				}
+			}
+			if hd.Get("Vary") != "Origin" {
+				t.Errorf("Vary = %q, want Origin", hd.Get("Vary"))
+			}
+		})
+	}
+}
+
 // TestToken checks -token: every request needs it but the health check,
 // the house plan's files and preflights; the event stream takes it in its
 // query too.

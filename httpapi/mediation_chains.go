@@ -16,10 +16,6 @@ func (s *server) chainOf(r *http.Request) (*mediation.Chain, error) {
 	return s.engine.Chain(routeVar(r, "chain"))
 }
 
-// componentID returns the component id of the path; the chain's methods
-// judge it.
-func componentID(r *http.Request) string { return routeVar(r, "id") }
-
 // withChain adapts a handler that needs the path's chain.
 func (s *server) withChain(h func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -17,7 +17,7 @@ func (s *server) handleComponentGet(kind mediation.Kind) http.Handler {
 
 // component finds the path's component, of the given kind unless kind is "".
 func (s *server) component(r *http.Request, ch *mediation.Chain, kind mediation.Kind) (mediation.ComponentInfo, error) {
-	id := componentID(r)
+	id := pathID(r)
 	c, err := ch.Component(id)
 	if err != nil {
 		return c, err
@@ -54,7 +54,7 @@ func (s *server) withComponentParams(h func(w http.ResponseWriter, r *http.Reque
 			writeError(w, r, err)
 			return
 		}
-		h(w, r, ch, componentID(r), p)
+		h(w, r, ch, pathID(r), p)
 	})
 }
 

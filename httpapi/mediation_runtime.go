@@ -57,7 +57,7 @@ func (s *server) handleDataIn() http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		respondEmpty(w, r, ch.SendContext(r.Context(), componentID(r), m))
+		respondEmpty(w, r, ch.SendContext(r.Context(), pathID(r), m))
 	})
 }
 
@@ -125,7 +125,7 @@ func isForm(body []byte) bool {
 // handleDataOut answers the messages a rest-out adapter kept, oldest first.
 func (s *server) handleDataOut() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		msgs, err := ch.Messages(componentID(r))
+		msgs, err := ch.Messages(pathID(r))
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -142,10 +142,10 @@ type router interface {
 // segment at the end (".../device/{id}") is a tail: a request under its
 // fixed part with one more segment goes straight to its handler, the
 // request's Pattern set to the route's template (its variable is read with
-// routeVar), without a regular expression. Only the tails that mux would try first are taken so: those
-// after nothing but fixed routes and other tails of the group; a request
-// for one of the group's fixed routes goes to mux. It is safe for
-// concurrent use once built.
+// routeVar), without a regular expression. Only the tails that mux would
+// try first are taken so: those after nothing but fixed routes and other
+// tails of the group; a request for one of the group's fixed routes goes
+// to mux. It is safe for concurrent use once built.
 type routeGroups struct {
 	root   *mux.Router
 	groups map[string]*routeGroup
@@ -282,5 +282,6 @@ func groupOf(path string) (string, bool) {
 	return prefix, true
 }
 
-// pathID returns the {id} variable of the route.
+// pathID returns the {id} variable of the route (a device, zone, person,
+// clock, script or component id; the domain judges it).
 func pathID(r *http.Request) string { return routeVar(r, "id") }

@@ -38,6 +38,16 @@ func TestGroupOf(t *testing.T) {
 	}
 }
 
+// answerPath returns what h writes for a GET of path (set as is, not
+// cleaned or escaped).
+func answerPath(h http.Handler, path string) string {
+	req := httptest.NewRequest("GET", "http://localhost/", nil)
+	req.URL.Path = path
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Body.String()
+}
+
 // TestRouteGroups checks that grouping routes changes no answer: a route
 // of a group is found through the group, and a request of a group's
 // prefix that none of the group's routes matches goes on to the root's.
@@ -65,11 +75,7 @@ func TestRouteGroups(t *testing.T) {
 		"":           "404 ",
 		"/":          "404 ",
 	} {
-		req := httptest.NewRequest("GET", "http://localhost/", nil)
-		req.URL.Path = path
-		rec := httptest.NewRecorder()
-		g.ServeHTTP(rec, req)
-		if got := rec.Body.String(); got != want {
+		if got := answerPath(g, path); got != want {
 			t.Errorf("%q: got %q, want %q", path, got, want)
 		}
 	}
@@ -113,22 +119,15 @@ func TestRouteGroupsAnswerAsOneRouter(t *testing.T) {
 		"/t/u/", "/t/u", "/t/u/a/b/c", "/t/v/q", "/t/v/q/a", "/t/v/q/b", "/t/w/12", "/t/w/ab",
 		"/t/q/z", "/t/u/z", "/other", "/", "",
 	} {
-		answer := func(h http.Handler) string {
-			req := httptest.NewRequest("GET", "http://localhost/", nil)
-			req.URL.Path = path
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			return rec.Body.String()
-		}
-		want := answer(one)
-		if got := answer(g); got != want {
+		want := answerPath(one, path)
+		if got := answerPath(g, path); got != want {
 			t.Errorf("%q: route groups answer %q, one router %q", path, got, want)
 		}
 		if strings.HasPrefix(path, "/t/") {
 			// Behind a ServeMux, which sets the request's Pattern.
 			front := http.NewServeMux()
 			front.Handle("/t/{rest...}", g)
-			if got := answer(front); got != want {
+			if got := answerPath(front, path); got != want {
 				t.Errorf("%q behind a ServeMux: route groups answer %q, one router %q", path, got, want)
 			}
 		}
@@ -200,14 +199,7 @@ func FuzzServerRoutesAsOneRouter(f *testing.F) {
 		f.Add(p)
 	}
 	f.Fuzz(func(t *testing.T, path string) {
-		answer := func(h http.Handler) string {
-			req := httptest.NewRequest("GET", "http://localhost/", nil)
-			req.URL.Path = path
-			rec := httptest.NewRecorder()
-			h.ServeHTTP(rec, req)
-			return rec.Body.String()
-		}
-		if got, want := answer(g), answer(one); got != want {
+		if got, want := answerPath(g, path), answerPath(one, path); got != want {
 			t.Errorf("%q: route groups answer %q, one router %q", path, got, want)
 		}
 	})

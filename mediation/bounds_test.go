@@ -106,13 +106,7 @@ func TestFullQueueSendGivesUp(t *testing.T) {
 			go func() { done <- ch.Send("in", msg(3, nil)) }()
 		}
 		synctest.Wait()
-		stopped := make(chan error)
-		go func() { stopped <- ch.Stop() }()
-		synctest.Wait()
-		tokens <- struct{}{} // the gate finishes the message it holds
-		if err := <-stopped; err != nil {
-			t.Fatal(err)
-		}
+		stopPastGate(t, ch, tokens)
 		for range 3 {
 			if err := <-done; errKind(err) != "conflict" {
 				t.Errorf("a sender waiting when the chain stopped = %v, want conflict", err)

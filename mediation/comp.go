@@ -177,15 +177,10 @@ func (c *comp) flushPending(r *run) {
 	c.unlock()
 }
 
-// flushLocked processes the pending messages with r's budget; c is held
+// flushLocked processes the pending messages with r's budget, handing
+// them to a Restorer or else processing them in order; c is held
 // exclusively (lock, or acquire of a stateful component).
 func (c *comp) flushLocked(r *run) {
-	saved := r.frame
-	r.frame = frame{c: c, s: c.ownStripe(r)}
-	defer func() {
-		r.endExclusive()
-		r.frame = saved
-	}()
 	c.pendMu.Lock()
 	p := c.pending
 	c.pending = nil
@@ -195,29 +190,15 @@ func (c *comp) flushLocked(r *run) {
 		return // another call took them first (callers check npend before they hold c)
 	}
 	if rs, ok := c.impl.(Restorer); ok {
-		c.restore(rs, p, r)
+		c.inFrame(r, func() error { return rs.Restore(p, r) })
 		return
 	}
-	for _, h := range p {
-		c.call(h.Port, h.Message, r)
-	}
-}
-
-// restore hands held messages to a Restorer; c is held exclusively and r's
-// frame is c's.
-func (c *comp) restore(rs Restorer, p []Held, r *run) {
-	defer c.recoverPanic(r.s)
-	if err := rs.Restore(p, r); err != nil {
-		c.addError(r.s)
-	}
-}
-
-// endExclusive counts what a stateless component emitted in a call made
-// holding it exclusively (there is no call end to add it to).
-func (r *run) endExclusive() {
-	if r.s != nil && r.outs != 0 {
-		r.s.outFold.Add(r.outs)
-	}
+	c.inFrame(r, func() error {
+		for _, h := range p {
+			c.call(h.Port, h.Message, r)
+		}
+		return nil
+	})
 }
 
 // addPending appends hs after the pending messages.
@@ -327,15 +308,23 @@ func (c *comp) onTick(now time.Time) {
 
 // exclusive runs f, a call of c's implementation other than Process and
 // Inject, with r's budget, after the pending messages; c is held with lock.
-// f's error or panic counts as an error.
 func (c *comp) exclusive(r *run, f func() error) {
 	if c.npend.Load() != 0 {
 		c.flushLocked(r)
 	}
+	c.inFrame(r, f)
+}
+
+// inFrame runs f, calls of c's implementation made holding c exclusively,
+// in a frame of c's with r's budget; f's error or panic counts as an error
+// of c, and what c emits is counted once f returns.
+func (c *comp) inFrame(r *run, f func() error) {
 	saved := r.frame
 	r.frame = frame{c: c, s: c.ownStripe(r)}
 	defer func() {
-		r.endExclusive()
+		if r.s != nil && r.outs != 0 { // a stateless c: no call end to add them to
+			r.s.outFold.Add(r.outs)
+		}
 		r.frame = saved
 	}()
 	defer c.recoverPanic(r.s)

@@ -28,6 +28,20 @@ func gatedRegistry(t *testing.T, s *sink, tokens chan struct{}) *mediation.Regis
 	return r
 }
 
+// stopPastGate stops ch while a delivery waits in a gate of gatedRegistry:
+// Stop waits for it, and one token lets it finish. It runs inside a
+// synctest bubble.
+func stopPastGate(t *testing.T, ch *mediation.Chain, tokens chan struct{}) {
+	t.Helper()
+	stopped := make(chan error)
+	go func() { stopped <- ch.Stop() }()
+	synctest.Wait() // Stop waits for the delivery in progress
+	tokens <- struct{}{}
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestLifecycleStates(t *testing.T) {
 	e := mediation.NewEngine(mediation.Config{})
 	defer e.Close()
@@ -76,13 +90,7 @@ func TestStopKeepsQueuedMessages(t *testing.T) {
 			}
 		}
 		synctest.Wait() // the queue is delivering message 0, blocked in the gate
-		stopped := make(chan error)
-		go func() { stopped <- ch.Stop() }()
-		synctest.Wait() // Stop waits for the delivery in progress
-		tokens <- struct{}{}
-		if err := <-stopped; err != nil {
-			t.Fatal(err)
-		}
+		stopPastGate(t, ch, tokens)
 		if diff := cmp.Diff([]any{0}, contents(s.all())); diff != "" {
 			t.Errorf("delivered before the stop completed (-want +got):\n%s", diff)
 		}
@@ -182,13 +190,7 @@ func TestStopReleasesWaitingSenders(t *testing.T) {
 			}
 		}()
 		synctest.Wait() // 0 in the gate and 1 queued (capacity 2, the message being delivered counts), Send(2) waiting for room
-		stopped := make(chan error)
-		go func() { stopped <- ch.Stop() }()
-		synctest.Wait()
-		tokens <- struct{}{} // lets the delivery of 0 finish
-		if err := <-stopped; err != nil {
-			t.Fatal(err)
-		}
+		stopPastGate(t, ch, tokens)
 		synctest.Wait()
 		for i, want := range []string{"", "", "conflict", "conflict"} {
 			if got := errKind(<-sendErr); got != want {

@@ -202,7 +202,6 @@ type queueLink struct {
 	bytes    int
 	running  bool
 	closed   bool
-	stopped  bool          // Stop was called, and neither arm nor Start since: Send fails on the stopped chain
 	parked   bool          // the goroutine waits on notEmpty for a message
 	done     chan struct{} // closed when the goroutine of the current run exits
 	room     chan struct{} // closed when the queue has room again; nil when not waited for
@@ -211,7 +210,7 @@ type queueLink struct {
 	fullFlag atomic.Bool // full(), for Room without the lock; written under mu when it changes
 	_        [cacheLine - 4]byte
 
-	stop   atomic.Bool // Stop asks the goroutine to end after its current delivery
+	stop   atomic.Bool // set by Stop: the goroutine ends after its current delivery, and Room lets senders on (they fail on the stopped chain) until arm or Start
 	waited atomic.Bool // room != nil; written under mu
 	_      [cacheLine - 8]byte
 
@@ -281,7 +280,7 @@ func (q *queueLink) Room() <-chan struct{} {
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !q.full() || q.closed || q.stopped {
+	if !q.full() || q.closed || q.stop.Load() {
 		return nil // a stopped queue fills no further: Send fails on the stopped chain
 	}
 	if q.room == nil {
@@ -316,7 +315,6 @@ func (q *queueLink) Start() {
 		return
 	}
 	q.running = true
-	q.stopped = false
 	q.stop.Store(false)
 	q.done = make(chan struct{})
 	go q.loop(q.done)
@@ -326,11 +324,7 @@ func (q *queueLink) Start() {
 // chain is about to start it (Chain.Start arms its queues before it lets
 // senders in, and starts them after). A sender waiting on an armed queue
 // that is not running yet gets room once it runs and delivers.
-func (q *queueLink) arm() {
-	q.mu.Lock()
-	q.stopped = false
-	q.mu.Unlock()
-}
+func (q *queueLink) arm() { q.stop.Store(false) }
 
 // batchReceiver is implemented by the engine's bindings: the messages of a
 // queue delivered in one entry into the chain, each with the budget of the
@@ -463,7 +457,6 @@ func (q *queueLink) Stop() {
 		return
 	}
 	q.running = false
-	q.stopped = true
 	q.stop.Store(true)
 	q.wake()
 	done := q.done

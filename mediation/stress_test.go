@@ -19,17 +19,17 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
-// rvQueue binds from to to with a queue of the given capacity.
-func rvQueue(from, to string, capacity float64) step {
+// queueBind binds from to to with a queue of the given capacity.
+func queueBind(from, to string, capacity float64) step {
 	return func(ch *mediation.Chain) error {
 		_, err := ch.Bind(from, to, "queue", map[string]any{"capacity": capacity})
 		return err
 	}
 }
 
-// rvRegisterSpass registers "rv-spass", a stateful passthrough.
-func rvRegisterSpass(t *testing.T, r *mediation.Registry) {
-	register(t, r, mediation.Type{Name: "rv-spass", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+// registerStatefulPass registers "spass", a stateful passthrough.
+func registerStatefulPass(t *testing.T, r *mediation.Registry) {
+	register(t, r, mediation.Type{Name: "spass", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 		New: func(map[string]any, mediation.Env) (any, error) {
 			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
 				out.Emit("out", m)
@@ -38,9 +38,9 @@ func rvRegisterSpass(t *testing.T, r *mediation.Registry) {
 		}})
 }
 
-// rvProgress waits until n() has grown by at least by, yielding; it fails
+// awaitProgress waits until n() has grown by at least by, yielding; it fails
 // the test after its patience.
-func rvProgress(t *testing.T, n func() int64, by int64) {
+func awaitProgress(t *testing.T, n func() int64, by int64) {
 	t.Helper()
 	deadline := time.Now().Add(patience(t))
 	for start := n(); n() < start+by; {
@@ -51,11 +51,11 @@ func rvProgress(t *testing.T, n func() int64, by int64) {
 	}
 }
 
-// rvSenders runs senders goroutines sending stamp{i, seq} to src until stop
+// startSenders runs senders goroutines sending stamp{i, seq} to src until stop
 // is closed. A Send that fails with ErrConflict (stopped) or ErrBusy (gave
 // up waiting for room) did not take its message: the same seq is sent
 // again. accepted[i] is how many of sender i's messages were taken.
-func rvSenders(t *testing.T, ch *mediation.Chain, src string, senders int, stop <-chan struct{}, wg *sync.WaitGroup) (accepted []atomic.Int64, total func() int64) {
+func startSenders(t *testing.T, ch *mediation.Chain, src string, senders int, stop <-chan struct{}, wg *sync.WaitGroup) (accepted []atomic.Int64, total func() int64) {
 	accepted = make([]atomic.Int64, senders)
 	for i := range senders {
 		wg.Go(func() {
@@ -106,19 +106,19 @@ func TestStressLosslessOrder(t *testing.T) {
 	const senders, rounds = 4, 200
 	s := newSink(-1)
 	r := testRegistry(t, s)
-	rvRegisterSpass(t, r)
+	registerStatefulPass(t, r)
 	e := mediation.NewEngine(mediation.Config{Registry: r})
 	defer e.Close()
 	ch := build(t, e, "c", adp("rest-in", "src", nil),
-		med("passthrough", "p1", nil), med("rv-spass", "p2", nil),
-		med("rv-spass", "s1", nil), med("passthrough", "s2", nil),
+		med("passthrough", "p1", nil), med("spass", "p2", nil),
+		med("spass", "s1", nil), med("passthrough", "s2", nil),
 		med("enricher", "en", map[string]any{"n": 0.0}), adp("sink", "o", nil),
-		bind("src:out", "p1:in", ""), rvQueue("p1:out", "s1:in", 16), bind("s1:out", "en:in", ""),
-		rvQueue("en:out", "o:in", 8), start)
+		bind("src:out", "p1:in", ""), queueBind("p1:out", "s1:in", 16), bind("s1:out", "en:in", ""),
+		queueBind("en:out", "o:in", 8), start)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	accepted, total := rvSenders(t, ch, "src", senders, stop, &wg)
+	accepted, total := startSenders(t, ch, "src", senders, stop, &wg)
 	var snaps sync.WaitGroup
 	snaps.Go(func() { // snapshots try every component while messages flow
 		for {
@@ -159,7 +159,7 @@ func TestStressLosslessOrder(t *testing.T) {
 			_, err := ch.UpdateProperties(q, map[string]any{"round": float64(i)})
 			must(err)
 		}
-		rvProgress(t, total, 30)
+		awaitProgress(t, total, 30)
 	}
 	close(stop)
 	wg.Wait()
@@ -197,9 +197,11 @@ func TestStressLosslessOrder(t *testing.T) {
 	}
 }
 
-// TestStressAccounting: as TestReconfigureUnderParallelSends, with a
-// side branch from the entry to a stateless console that is removed and
-// added again, and the main path unbound and bound again. Every message a
+// TestStressAccounting: while senders send without pause, the chain is
+// replaced back and forth between a stateless and a stateful mediator,
+// stopped and started, unbound and bound again, its enricher reconfigured,
+// and a side branch from the entry to a stateless console removed and added
+// again. Nothing panics (under -race nothing races). Every message a
 // Send took is received by the sink or counted dropped by one component of
 // the main path (the side branch counts its own), and each sender's
 // messages reach the sink in increasing order.
@@ -207,17 +209,17 @@ func TestStressAccounting(t *testing.T) {
 	const senders, rounds = 4, 200
 	s := newSink(-1)
 	r := testRegistry(t, s)
-	rvRegisterSpass(t, r)
+	registerStatefulPass(t, r)
 	e := mediation.NewEngine(mediation.Config{Registry: r})
 	defer e.Close()
-	ch := build(t, e, "c", adp("rest-in", "src", nil), med("passthrough", "p1", nil), med("rv-spass", "p2", nil),
+	ch := build(t, e, "c", adp("rest-in", "src", nil), med("passthrough", "p1", nil), med("spass", "p2", nil),
 		med("enricher", "en", map[string]any{"n": 0.0}), adp("sink", "o", nil), adp("console", "x", nil),
 		bind("src:out", "p1:in", ""), bind("src:out", "x:in", ""), bind("p1:out", "en:in", ""),
-		rvQueue("en:out", "o:in", 32), start)
+		queueBind("en:out", "o:in", 32), start)
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	_, total := rvSenders(t, ch, "src", senders, stop, &wg)
+	_, total := startSenders(t, ch, "src", senders, stop, &wg)
 	must := func(err error) {
 		t.Helper()
 		if err != nil {
@@ -249,7 +251,7 @@ func TestStressAccounting(t *testing.T) {
 			_, err = ch.Bind("src:out", "x:in", "", nil)
 			must(err)
 		}
-		rvProgress(t, total, 30)
+		awaitProgress(t, total, 30)
 	}
 	close(stop)
 	wg.Wait()
@@ -272,10 +274,16 @@ func TestStressAccounting(t *testing.T) {
 	if c := mustComponent(t, ch, "src").Counters; c.In != n {
 		t.Errorf("src In = %d, want %d accepted", c.In, n)
 	}
+	if in := mustComponent(t, ch, "o").Counters.In; in != uint64(len(got)) {
+		t.Errorf("the sink's In counter is %d, it received %d", in, len(got))
+	}
+	if len(got) == 0 {
+		t.Error("nothing reached the sink")
+	}
 }
 
-// rvTally counts the calls made for each message id.
-type rvTally struct {
+// tally counts the calls made for each message id.
+type tally struct {
 	mu    sync.Mutex
 	n     map[int]int
 	total atomic.Int64
@@ -283,7 +291,7 @@ type rvTally struct {
 	all   chan struct{} // closed when total reaches want
 }
 
-func (c *rvTally) add(id int) {
+func (c *tally) add(id int) {
 	c.mu.Lock()
 	c.n[id]++
 	c.mu.Unlock()
@@ -303,9 +311,9 @@ func (c *rvTally) add(id int) {
 func TestStressBudgetAcrossQueues(t *testing.T) {
 	const senders, each = 8, 300
 	const wantK = senders * each * (3 + 5)
-	tally := &rvTally{n: map[int]int{}, want: 2 * senders * each * 6, all: make(chan struct{})}
+	tally := &tally{n: map[int]int{}, want: 2 * senders * each * 6, all: make(chan struct{})}
 	r := mediation.NewRegistry()
-	register(t, r, mediation.Type{Name: "rv-fan", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+	register(t, r, mediation.Type{Name: "fan", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 		Properties: map[string]any{"n": 1.0}, Stateless: true,
 		New: func(p map[string]any, _ mediation.Env) (any, error) {
 			n := int(p["n"].(float64))
@@ -318,7 +326,7 @@ func TestStressBudgetAcrossQueues(t *testing.T) {
 				return nil
 			}), nil
 		}})
-	register(t, r, mediation.Type{Name: "rv-count", Kind: mediation.KindMediator, In: []string{"in"}, Stateless: true,
+	register(t, r, mediation.Type{Name: "count-calls", Kind: mediation.KindMediator, In: []string{"in"}, Stateless: true,
 		New: func(map[string]any, mediation.Env) (any, error) {
 			return mediation.ProcessorFunc(func(_ string, m mediation.Message, _ mediation.Emitter) error {
 				tally.add(m.Content.(int))
@@ -328,9 +336,9 @@ func TestStressBudgetAcrossQueues(t *testing.T) {
 	e := mediation.NewEngine(mediation.Config{Registry: r, MaxDeliveries: 6})
 	defer e.Close()
 	ch := build(t, e, "c", adp("rest-in", "a", nil), adp("rest-in", "b", nil),
-		med("rv-fan", "f0", nil), med("rv-fan", "fa", map[string]any{"n": 3.0}), med("rv-fan", "fb", map[string]any{"n": 3.0}),
-		med("rv-fan", "fd", map[string]any{"n": 7.0}), med("rv-count", "k", nil),
-		bind("a:out", "f0:in", ""), rvQueue("f0:out", "fa:in", 64), rvQueue("f0:out", "fb:in", 64),
+		med("fan", "f0", nil), med("fan", "fa", map[string]any{"n": 3.0}), med("fan", "fb", map[string]any{"n": 3.0}),
+		med("fan", "fd", map[string]any{"n": 7.0}), med("count-calls", "k", nil),
+		bind("a:out", "f0:in", ""), queueBind("f0:out", "fa:in", 64), queueBind("f0:out", "fb:in", 64),
 		bind("fa:out", "k:in", ""), bind("fb:out", "k:in", ""),
 		bind("b:out", "fd:in", ""), bind("fd:out", "k:in", ""), start)
 	var wg sync.WaitGroup
@@ -403,20 +411,20 @@ func TestStopQuiesces(t *testing.T) {
 	s := newSink(-1)
 	r := testRegistry(t, s)
 	for _, stateless := range []bool{true, false} {
-		register(t, r, mediation.Type{Name: fmt.Sprintf("rv-probe-%v", stateless), Kind: mediation.KindMediator,
+		register(t, r, mediation.Type{Name: fmt.Sprintf("probe-%v", stateless), Kind: mediation.KindMediator,
 			In: []string{"in"}, Out: []string{"out"}, Stateless: stateless,
 			New: func(map[string]any, mediation.Env) (any, error) { return mediation.ProcessorFunc(probe), nil }})
 	}
 	e := mediation.NewEngine(mediation.Config{Registry: r})
 	defer e.Close()
-	ch := build(t, e, "c", adp("rest-in", "src", nil), med("rv-probe-true", "a", nil), med("rv-probe-false", "b", nil),
-		med("rv-probe-true", "c", nil), adp("sink", "o", nil),
-		bind("src:out", "a:in", ""), rvQueue("a:out", "b:in", 16), rvQueue("b:out", "c:in", 4), bind("c:out", "o:in", ""), start)
+	ch := build(t, e, "c", adp("rest-in", "src", nil), med("probe-true", "a", nil), med("probe-false", "b", nil),
+		med("probe-true", "c", nil), adp("sink", "o", nil),
+		bind("src:out", "a:in", ""), queueBind("a:out", "b:in", 16), queueBind("b:out", "c:in", 4), bind("c:out", "o:in", ""), start)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	_, total := rvSenders(t, ch, "src", senders, stop, &wg)
+	_, total := startSenders(t, ch, "src", senders, stop, &wg)
 	for range rounds {
-		rvProgress(t, total, 30)
+		awaitProgress(t, total, 30)
 		if err := ch.Stop(); err != nil {
 			t.Fatal(err)
 		}
@@ -456,7 +464,7 @@ func TestRestoreOncePerHandOver(t *testing.T) {
 	}
 	s := newSink(-1)
 	r := testRegistry(t, s)
-	register(t, r, mediation.Type{Name: "rv-keeper", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+	register(t, r, mediation.Type{Name: "restore-keeper", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 		New: func(map[string]any, mediation.Env) (any, error) {
 			var last []mediation.Held
 			return keeper{
@@ -478,14 +486,14 @@ func TestRestoreOncePerHandOver(t *testing.T) {
 		}})
 	e := mediation.NewEngine(mediation.Config{Registry: r})
 	defer e.Close()
-	ch := build(t, e, "c", adp("rest-in", "src", nil), med("rv-keeper", "k1", nil), med("rv-keeper", "k2", nil),
+	ch := build(t, e, "c", adp("rest-in", "src", nil), med("restore-keeper", "k1", nil), med("restore-keeper", "k2", nil),
 		adp("sink", "o", nil), bind("src:out", "k1:in", ""), bind("k1:out", "o:in", ""), start)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	_, total := rvSenders(t, ch, "src", senders, stop, &wg)
+	_, total := startSenders(t, ch, "src", senders, stop, &wg)
 	cur, other := "k1", "k2"
 	for range rounds {
-		rvProgress(t, total, 2)
+		awaitProgress(t, total, 2)
 		if err := ch.Replace(cur, other); err != nil {
 			t.Fatal(err)
 		}
@@ -539,7 +547,7 @@ func TestStartHoldsSendersBeforeQueuesRun(t *testing.T) {
 		// a -queue(2)-> g (takes a token per message) -> o; b -> k.
 		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), adp("sink", "o", nil),
 			adp("rest-in", "b", nil), med("keeper", "k", nil),
-			rvQueue("a:out", "g:in", 2), bind("g:out", "o:in", ""), bind("b:out", "k:in", ""), start)
+			queueBind("a:out", "g:in", 2), bind("g:out", "o:in", ""), bind("b:out", "k:in", ""), start)
 		if err := ch.Send("b", msg("kept", nil)); err != nil {
 			t.Fatal(err)
 		}
@@ -554,13 +562,7 @@ func TestStartHoldsSendersBeforeQueuesRun(t *testing.T) {
 			t.Fatalf("TrySend into a full queue: %v, want busy", err)
 		}
 		// Stop: message 0 gets its token and is done; message 1 stays queued.
-		stopped := make(chan error)
-		go func() { stopped <- ch.Stop() }()
-		synctest.Wait() // Stop waits for the delivery in progress
-		tokens <- struct{}{}
-		if err := <-stopped; err != nil {
-			t.Fatal(err)
-		}
+		stopPastGate(t, ch, tokens)
 		// While stopped, k's kept message is handed to a blocking implementation:
 		// Start processes it before it starts the queue links.
 		if _, err := ch.UpdateProperties("k", map[string]any{"block": true}); err != nil {
@@ -609,7 +611,7 @@ func TestBusyErrorDuringReplace(t *testing.T) {
 	t.Cleanup(func() { close(tokens) }) // runs first: the gate lets everything through
 	ch := build(t, e, "c", adp("rest-in", "a", nil), med("passthrough", "p1", nil), med("passthrough", "p2", nil),
 		med("gate", "g", nil), adp("sink", "o", nil),
-		bind("a:out", "p1:in", ""), rvQueue("p1:out", "g:in", 1), bind("g:out", "o:in", ""), start)
+		bind("a:out", "p1:in", ""), queueBind("p1:out", "g:in", 1), bind("g:out", "o:in", ""), start)
 	// Message 0 waits in the gate and keeps the queue's only place.
 	if err := ch.Send("a", msg(0, nil)); err != nil {
 		t.Fatal(err)

@@ -205,8 +205,9 @@ func plain8(s string) bool {
 	if x&highs != 0 {
 		return false // a byte of a multi-byte character
 	}
-	// A byte below n, or equal to c (its bits xor c's are then zero): the
-	// high bit of (v - ones) &^ v marks it, for bytes without their high bit.
+	// A byte of x below 0x20 sets its high bit in (x - 0x20*ones) &^ x, and
+	// a zero byte of v = x ^ c*ones (a byte of x equal to c) in
+	// (v - ones) &^ v, as long as no byte has its high bit set.
 	q, bs, lt, gt, amp := x^('"'*ones), x^('\\'*ones), x^('<'*ones), x^('>'*ones), x^('&'*ones)
 	t := (x - 0x20*ones) &^ x
 	t |= (q - ones) &^ q

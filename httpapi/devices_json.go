@@ -21,8 +21,6 @@ type listBuffer struct {
 	// The services arrays written so far, by their first element: a kind's
 	// devices share one array, which the home never writes in place.
 	services map[*string]encodedServices
-	// The sorted property keys of the last device of each type.
-	order map[string][]string
 }
 
 // encodedServices is the JSON of a services array of n names.
@@ -31,11 +29,8 @@ type encodedServices struct {
 	json []byte
 }
 
-// maxKeyOrders bounds listBuffer.order.
-const maxKeyOrders = 256
-
-// maxServiceArrays bounds listBuffer.services (updated devices get arrays
-// of their own).
+// maxServiceArrays bounds listBuffer.services (a kind's devices share
+// one array, but user kinds can be many).
 const maxServiceArrays = 256
 
 // writeDeviceList writes GET /devices/devices without copying the
@@ -50,7 +45,7 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 	}()
 	lb.b, lb.err = append(lb.b[:0], '['), nil
 	first := true
-	s.home.EachDevice(func(d *sim.Device, readings []sim.Reading) {
+	s.home.EachDevice(func(d *sim.Device, props sim.Props, readings []sim.Reading) {
 		if lb.err != nil {
 			return
 		}
@@ -58,7 +53,7 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 			lb.b = append(lb.b, ',')
 		}
 		first = false
-		lb.b, lb.err = lb.appendDevice(lb.b, d, readings)
+		lb.b, lb.err = lb.appendDevice(lb.b, d, props, readings)
 	})
 	if lb.err != nil {
 		encode(w, http.StatusOK, s.home.Devices()) // a value jsonfast leaves to encoding/json failed: let it say so
@@ -85,9 +80,9 @@ func (s *server) writeDevice(w http.ResponseWriter, r *http.Request) {
 	defer listBuffers.Put(lb)
 	lb.b, lb.err = lb.b[:0], nil
 	var gen uint64
-	err := s.home.ViewDevice(id, func(d *sim.Device, readings []sim.Reading) {
+	err := s.home.ViewDevice(id, func(d *sim.Device, props sim.Props, readings []sim.Reading) {
 		gen = s.home.Generation() // stable: no change runs while fn does
-		lb.b, lb.err = lb.appendDevice(lb.b, d, readings)
+		lb.b, lb.err = lb.appendDevice(lb.b, d, props, readings)
 	})
 	switch {
 	case err != nil:
@@ -133,9 +128,10 @@ func writeJSONBytes(w http.ResponseWriter, b []byte) {
 // jsonContentType is the Content-Type of JSON answers, shared.
 var jsonContentType = []string{"application/json; charset=utf-8"}
 
-// appendDevice appends d as encoding/json writes a sim.Device, with the
-// readings in its properties; lb.keys is scratch space.
-func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, readings []sim.Reading) ([]byte, error) {
+// appendDevice appends d, with props for its properties, as encoding/json
+// writes a sim.Device, with the readings in its properties; lb.keys is
+// scratch space.
+func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, props sim.Props, readings []sim.Reading) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = jsonfast.AppendString(b, d.ID)
 	b = append(b, `,"name":`...)
@@ -164,74 +160,60 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, readings []sim.Readi
 	b = jsonfast.AppendString(b, d.Fault)
 	b = append(b, `,"services":`...)
 	b = lb.appendServices(b, d.Services)
-	b = append(b, `,"properties":`...)
-	if d.Properties == nil && len(readings) == 0 {
-		return append(b, "null}"...), nil
-	}
-	n := len(d.Properties) // the device's keys: its properties and the readings that are not
+	b = append(b, `,"properties":{`...)
+	joined := 0 // readings that replace a property rather than join them
 	for _, r := range readings {
-		if _, ok := d.Properties[r.Name]; !ok {
-			n++
+		if _, ok := props.Get(r.Name); ok {
+			joined++
 		}
 	}
-	if keys, ok := lb.order[d.Type]; ok && len(keys) == n {
-		// The keys of the last device of this type, in order: if the
-		// device has each of them, it has no other (as many keys).
-		start := len(b)
-		b, ok, err := appendProperties(b, keys, d, readings)
-		if ok || err != nil {
-			return append(b, '}'), err
+	var err error
+	if joined == len(readings) {
+		// The usual case: the properties, in name order, are the keys.
+		for i := range props.Len() {
+			k, v := props.At(i)
+			if b, err = appendProperty(b, i == 0, k, v, readings); err != nil {
+				return b, err
+			}
 		}
-		b = b[:start]
+		return append(b, "}}"...), nil
 	}
 	keys := lb.keys[:0]
-	for k := range d.Properties {
+	for i := range props.Len() {
+		k, _ := props.At(i)
 		keys = append(keys, k)
 	}
 	for _, r := range readings {
-		if _, ok := d.Properties[r.Name]; !ok {
+		if _, ok := props.Get(r.Name); !ok {
 			keys = append(keys, r.Name)
 		}
 	}
 	slices.Sort(keys)
 	lb.keys = keys // kept for the next device
-	if lb.order == nil || len(lb.order) >= maxKeyOrders {
-		lb.order = map[string][]string{}
+	for i, k := range keys {
+		v, _ := props.Get(k)
+		if b, err = appendProperty(b, i == 0, k, v, readings); err != nil {
+			return b, err
+		}
 	}
-	lb.order[d.Type] = slices.Clone(keys)
-	b, _, err := appendProperties(b, keys, d, readings)
-	return append(b, '}'), err
+	return append(b, "}}"...), nil
 }
 
-// appendProperties appends the properties object of d, readings first,
-// with keys in order; it reports false (and what it appended is to be
-// dropped) when d has no property or reading of one of the keys.
-func appendProperties(b []byte, keys []string, d *sim.Device, readings []sim.Reading) ([]byte, bool, error) {
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonfast.AppendString(b, k)
-		b = append(b, ':')
-		v, found := any(nil), false
-		for _, r := range readings {
-			if r.Name == k {
-				v, found = r.Value, true
-				break
-			}
-		}
-		if !found {
-			if v, found = d.Properties[k]; !found {
-				return b, false, nil
-			}
-		}
-		var err error
-		if b, err = jsonfast.Append(b, v); err != nil {
-			return b, true, err
+// appendProperty appends the property k of value v, or of the reading of
+// that name if there is one, after a comma unless first.
+func appendProperty(b []byte, first bool, k string, v any, readings []sim.Reading) ([]byte, error) {
+	if !first {
+		b = append(b, ',')
+	}
+	b = jsonfast.AppendString(b, k)
+	b = append(b, ':')
+	for _, r := range readings {
+		if r.Name == k {
+			v = r.Value
+			break
 		}
 	}
-	return append(b, '}'), true, nil
+	return jsonfast.Append(b, v)
 }
 
 // appendServices appends the services array ss, written once per array.

@@ -63,30 +63,6 @@ type Behavior struct {
 	Tick  func(c *DeviceContext)
 }
 
-// Props is a read-only view of a device's properties. Numbers are float64.
-type Props map[string]any
-
-// Number returns the named property as a number; 0 when it is absent or not
-// a number.
-func (p Props) Number(name string) float64 {
-	f, _ := toFloat(p[name])
-	return f
-}
-
-// Bool returns the named property as a boolean; false when it is absent or
-// not a boolean.
-func (p Props) Bool(name string) bool {
-	b, _ := p[name].(bool)
-	return b
-}
-
-// Text returns the named property as a string; "" when it is absent or not
-// a string.
-func (p Props) Text(name string) string {
-	s, _ := p[name].(string)
-	return s
-}
-
 // Motion kinds of a [PersonMotion] and of the data of a motion sensor's
 // device-event.
 const (
@@ -123,7 +99,7 @@ func (c *DeviceContext) ID() string { return c.d.ID }
 
 // Props returns the device's properties. They are the device's own: read
 // them, and change them only with Set.
-func (c *DeviceContext) Props() Props { return c.d.Properties }
+func (c *DeviceContext) Props() Props { return Props{&c.d.props} }
 
 // Active reports whether the device is activated.
 func (c *DeviceContext) Active() bool { return c.d.State == StateActivated }
@@ -158,11 +134,11 @@ func (c *DeviceContext) Set(name string, v any) error {
 		}
 		v = nv
 	}
-	old, had := c.d.Properties[name]
+	old, had := c.d.props.get(name)
 	if had && valueEqual(old, v) {
 		return nil
 	}
-	c.d.Properties[name] = v
+	c.d.props.set(name, v)
 	c.changed = true
 	if c.live {
 		c.d.refresh()

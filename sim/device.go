@@ -40,6 +40,9 @@ type device struct {
 	timer  *timer         // the contract model's periodic heat update
 	ticker *timer         // the behaviour's Tick
 	frozen map[string]any // readings kept while the sensor is faulty
+	// props holds the device's properties; Device.Properties stays nil
+	// (snapshot fills it in a copy).
+	props props
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.
@@ -57,7 +60,7 @@ type device struct {
 func (d *device) snapshot() Device {
 	c := d.Device
 	c.Services = slices.Clone(d.Services)
-	c.Properties = cloneProps(d.Properties)
+	c.Properties = d.props.toMap()
 	for _, spec := range d.kind.Properties {
 		if spec.Follows != "" {
 			c.Properties[spec.Name] = d.reading(spec)
@@ -66,11 +69,11 @@ func (d *device) snapshot() Device {
 	return c
 }
 
-// clone returns a working copy for an update; it shares the timer.
+// clone returns a working copy for an update; it shares the timer and
+// the services, which never change.
 func (d *device) clone() *device {
 	c := *d
-	c.Services = slices.Clone(d.Services)
-	c.Properties = cloneProps(d.Properties)
+	c.props = d.props.clone()
 	c.frozen = maps.Clone(d.frozen)
 	return &c
 }
@@ -128,12 +131,14 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		ID: spec.ID, Name: spec.Name, Type: entry.typ,
 		PositionX: -1, PositionY: -1,
 		State: StateActivated, Fault: FaultNo,
-		Services:   entry.services, // shared: snapshots copy it
-		Properties: map[string]any{PropState: StateActivated, PropFault: FaultNo},
+		Services: entry.services, // shared: snapshots copy it
 	}}
+	initial := make(map[string]any, len(kind.Properties)+3)
+	initial[PropState], initial[PropFault] = StateActivated, FaultNo
 	for _, p := range kind.Properties {
-		d.Properties[p.Name] = p.Default
+		initial[p.Name] = p.Default
 	}
+	d.props = newProps(initial)
 	if d.Name == "" {
 		d.Name = d.ID
 	}
@@ -204,14 +209,15 @@ type Reading struct {
 }
 
 // EachDevice calls fn with each device, in creation order, as [Home.Devices]
-// would return it, without copying it: d.Properties holds the stored
-// properties and readings the values that replace or join them (the sensor
+// would return it, without copying it: d holds the device but for its
+// properties (d.Properties is nil), props the stored properties in name
+// order, and readings the values that replace or join them (the sensor
 // readings that follow their zone). fn runs under the home's lock: it must
-// not keep d, readings or anything they hold, nor call the home. The lock
-// is shared with other readers: many may run at once. It serves the
+// not keep d, props, readings or anything they hold, nor call the home. The
+// lock is shared with other readers: many may run at once. It serves the
 // encoders that write every device, where copying each was most of the
 // cost.
-func (h *Home) EachDevice(fn func(d *Device, readings []Reading)) {
+func (h *Home) EachDevice(fn func(d *Device, props Props, readings []Reading)) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var rs []Reading
@@ -222,16 +228,16 @@ func (h *Home) EachDevice(fn func(d *Device, readings []Reading)) {
 				rs = append(rs, Reading{Name: spec.Name, Value: d.reading(spec)})
 			}
 		}
-		fn(&d.Device, rs)
+		fn(&d.Device, Props{&d.props}, rs)
 	}
 }
 
 // ViewDevice calls fn with the device id as [Home.Device] would return it,
 // without copying it, as [Home.EachDevice] does; it returns an error of kind
 // [ErrNotFound] (fn is not called) for an unknown id. fn runs under the
-// home's lock: it must not keep d, readings or anything they hold, nor call
-// the home.
-func (h *Home) ViewDevice(id string, fn func(d *Device, readings []Reading)) error {
+// home's lock: it must not keep d, props, readings or anything they hold,
+// nor call the home.
+func (h *Home) ViewDevice(id string, fn func(d *Device, props Props, readings []Reading)) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	d, ok := h.devices.get(id)
@@ -245,7 +251,7 @@ func (h *Home) ViewDevice(id string, fn func(d *Device, readings []Reading)) err
 			rs = append(rs, Reading{Name: spec.Name, Value: d.reading(spec)})
 		}
 	}
-	fn(&d.Device, rs)
+	fn(&d.Device, Props{&d.props}, rs)
 	return nil
 }
 
@@ -264,14 +270,14 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.placeDeviceLocked(next)
 	next.refresh()
 
-	old, from := cur.snapshot(), cur.zone
+	old, from, before := cur.snapshot(), cur.zone, cur.props
 	*cur = *next
 	h.inZone.moved(cur, from)
 	h.publishDeviceDiffLocked(old, cur)
 	h.retimeLocked(cur)
 	h.settleDeviceLocked(cur, from)
 	if changed := cur.kind.Behavior.Changed; changed != nil {
-		changed(&DeviceContext{h: h, d: cur, live: true}, old.Properties)
+		changed(&DeviceContext{h: h, d: cur, live: true}, Props{&before})
 	}
 	return cur.snapshot(), nil
 }
@@ -444,15 +450,15 @@ func applyProperties(d *device, props map[string]any) error {
 			if err != nil {
 				return err
 			}
-			d.Properties[k] = nv
+			d.props.set(k, nv)
 		case v == nil:
-			delete(d.Properties, k)
+			d.props.del(k)
 		default:
 			nv, err := normalizeValue(k, v, 0)
 			if err != nil {
 				return err
 			}
-			d.Properties[k] = nv
+			d.props.set(k, nv)
 		}
 	}
 	return nil
@@ -463,7 +469,7 @@ func setState(d *device, s string) error {
 		return invalidf("state must be %q or %q, not %q", StateActivated, StateDeactivated, truncate(s))
 	}
 	d.State = s
-	d.Properties[PropState] = s
+	d.props.set(PropState, s)
 	return nil
 }
 
@@ -478,7 +484,7 @@ func setFault(d *device, s string) error {
 		d.thaw()
 	}
 	d.Fault = s
-	d.Properties[PropFault] = s
+	d.props.set(PropFault, s)
 	return nil
 }
 
@@ -494,9 +500,9 @@ func (h *Home) placeDeviceLocked(d *device) bool {
 	d.zone = z
 	d.Location = loc
 	if loc == "" {
-		delete(d.Properties, PropLocation)
+		d.props.del(PropLocation)
 	} else {
-		d.Properties[PropLocation] = loc
+		d.props.set(PropLocation, loc)
 	}
 	if h.deriveLocked(d) {
 		changed = true

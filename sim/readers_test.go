@@ -18,7 +18,7 @@ func TestReadersDoNotSerialise(t *testing.T) {
 	mustZone(t, h, rect("kitchen", 0, 0, 100, 100))
 	mustDevice(t, h, placed("heater", "Heater", 10, 10, nil))
 	inside, release := make(chan struct{}), make(chan struct{})
-	go h.ViewDevice("heater", func(*sim.Device, []sim.Reading) {
+	go h.ViewDevice("heater", func(*sim.Device, sim.Props, []sim.Reading) {
 		close(inside)
 		<-release
 	})

@@ -74,7 +74,7 @@ const (
 
 // efficacy returns a light's luminous efficacy, lm/W.
 func efficacy(d *device) float64 {
-	if v, ok := toFloat(d.Properties[PropLuminousEfficacy]); ok {
+	if v, ok := toFloat(d.props.value(PropLuminousEfficacy)); ok {
 		return v
 	}
 	return DefaultEfficacy

@@ -102,10 +102,10 @@ func (c *DeviceContext) ID() string { return c.d.ID }
 func (c *DeviceContext) Props() Props { return Props{&c.d.props} }
 
 // Active reports whether the device is activated.
-func (c *DeviceContext) Active() bool { return c.d.State == StateActivated }
+func (c *DeviceContext) Active() bool { return c.d.active }
 
 // Faulty reports whether the device's fault is "yes".
-func (c *DeviceContext) Faulty() bool { return c.d.Fault == FaultYes }
+func (c *DeviceContext) Faulty() bool { return c.d.faulty }
 
 // Now returns the current simulated time.
 func (c *DeviceContext) Now() time.Time { return time.UnixMilli(c.h.nowLocked()).In(c.h.loc) }
@@ -250,7 +250,7 @@ func (c *DeviceContext) Consumption(id string) float64 {
 // Emit publishes a device-event of the device carrying data, as a motion
 // sensor does when someone moves. A faulty device emits nothing.
 func (c *DeviceContext) Emit(data any) {
-	if c.d.Fault == FaultYes || !c.h.watchedLocked() {
+	if c.d.faulty || !c.h.watchedLocked() {
 		return
 	}
 	s := c.d.snapshot()

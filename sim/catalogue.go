@@ -349,7 +349,7 @@ func listen(c *DeviceContext) {
 		playing = ok && d.State == StateActivated && d.Properties[PropAudioSourceIsPlaying] == true
 	} else {
 		playing = c.anyInZone(func(d *device) bool {
-			return d.State == StateActivated && d.props.value(PropAudioSourceIsPlaying) == true
+			return d.active && d.props.value(PropAudioSourceIsPlaying) == true
 		})
 	}
 	noise := 0.0
@@ -363,7 +363,7 @@ func listen(c *DeviceContext) {
 // sprays.
 func senseFlood(c *DeviceContext) {
 	c.Set(PropFloodSensorAlarm, c.anyInZone(func(d *device) bool {
-		return d.kind.Name == "Sprinkler" && d.State == StateActivated && d.props.value(PropPowerStatus) == true
+		return d.kind.Name == "Sprinkler" && d.active && d.props.value(PropPowerStatus) == true
 	}))
 }
 

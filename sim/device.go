@@ -5,6 +5,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sync"
 )
 
 // Device is a simulated device as clients see it.
@@ -31,18 +32,23 @@ type Device struct {
 	Properties map[string]any `json:"properties"`
 }
 
-// device is a Device with its kind and simulation state.
+// device is a Device as the home keeps it, with its kind and simulation
+// state. It holds what a Device holds without repeating what its kind
+// knows (type, services) or what its properties say: the home keeps many.
 type device struct {
-	Device
+	ID, Name             string
+	Location             string // the id of zone, "" outside every zone
+	PositionX, PositionY int
+	Width, Height        int
+
+	entry  *kindEntry     // the kind as registered: type and services
 	kind   *Kind          // as the home's physics sees it; shared, read only
 	zone   *Zone          // the zone holding the device; nil outside every zone
 	n      uint64         // creation number: its place in h.devices.list (see zoneIndex)
 	timer  *timer         // the contract model's periodic heat update
 	ticker *timer         // the behaviour's Tick
 	frozen map[string]any // readings kept while the sensor is faulty
-	// props holds the device's properties; Device.Properties stays nil
-	// (snapshot fills it in a copy).
-	props props
+	props  props          // state and fault among them
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.
@@ -52,14 +58,43 @@ type device struct {
 	opening     float64 // m² open to the outdoors
 	noise       float64 // dB
 	flux        float64 // light × its efficacy: lm, in the realistic model
-	sensesLight bool    // a property follows the zone's Illuminance
 
+	active      bool // state is "activated"
+	faulty      bool // fault is "yes"
+	sensesLight bool // a property follows the zone's Illuminance
+}
+
+// state returns the device's state property.
+func (d *device) state() string {
+	if d.active {
+		return StateActivated
+	}
+	return StateDeactivated
+}
+
+// fault returns the device's fault property.
+func (d *device) fault() string {
+	if d.faulty {
+		return FaultYes
+	}
+	return FaultNo
+}
+
+// view sets v to the device but for its properties, which it leaves nil;
+// v shares the services.
+func (d *device) view(v *Device) {
+	*v = Device{
+		ID: d.ID, Name: d.Name, Type: d.entry.typ, Location: d.Location,
+		PositionX: d.PositionX, PositionY: d.PositionY, Width: d.Width, Height: d.Height,
+		State: d.state(), Fault: d.fault(), Services: d.entry.services,
+	}
 }
 
 // snapshot returns the device as clients see it, with its live readings.
 func (d *device) snapshot() Device {
-	c := d.Device
-	c.Services = slices.Clone(d.Services)
+	var c Device
+	d.view(&c)
+	c.Services = slices.Clone(c.Services)
 	c.Properties = d.props.toMap()
 	for _, spec := range d.kind.Properties {
 		if spec.Follows != "" {
@@ -127,12 +162,8 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		return Device{}, err
 	}
 	kind := entry.view(h.physics)
-	d := &device{kind: kind, Device: Device{
-		ID: spec.ID, Name: spec.Name, Type: entry.typ,
-		PositionX: -1, PositionY: -1,
-		State: StateActivated, Fault: FaultNo,
-		Services: entry.services, // shared: snapshots copy it
-	}}
+	d := &device{entry: entry, kind: kind, ID: spec.ID, Name: spec.Name,
+		PositionX: -1, PositionY: -1, active: true}
 	initial := make(map[string]any, len(kind.Properties)+3)
 	initial[PropState], initial[PropFault] = StateActivated, FaultNo
 	for _, p := range kind.Properties {
@@ -218,18 +249,49 @@ type Reading struct {
 // encoders that write every device, where copying each was most of the
 // cost.
 func (h *Home) EachDevice(fn func(d *Device, props Props, readings []Reading)) {
+	v := views.Get().(*deviceView)
+	defer v.put()
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	var rs []Reading
 	for _, d := range h.devices.list {
-		rs = rs[:0]
-		for _, spec := range d.kind.Properties {
-			if spec.Follows != "" {
-				rs = append(rs, Reading{Name: spec.Name, Value: d.reading(spec)})
-			}
-		}
-		fn(&d.Device, Props{&d.props}, rs)
+		v.show(d)
+		fn(&v.d, Props{&d.props}, v.rs)
 	}
+}
+
+// deviceView is the scratch space of EachDevice and ViewDevice.
+type deviceView struct {
+	d   Device
+	rs  []Reading
+	buf [4]Reading
+}
+
+// views keeps deviceViews between calls.
+var views = sync.Pool{New: func() any {
+	v := new(deviceView)
+	v.rs = v.buf[:0]
+	return v
+}}
+
+// show sets v to d.
+func (v *deviceView) show(d *device) {
+	d.view(&v.d)
+	v.rs = v.rs[:0]
+	for _, spec := range d.kind.Properties {
+		if spec.Follows != "" {
+			v.rs = append(v.rs, Reading{Name: spec.Name, Value: d.reading(spec)})
+		}
+	}
+}
+
+// put returns v to views, holding nothing of a home.
+func (v *deviceView) put() {
+	v.d = Device{}
+	clear(v.rs)
+	if cap(v.rs) > 64 {
+		v.rs = v.buf[:0]
+	}
+	views.Put(v)
 }
 
 // ViewDevice calls fn with the device id as [Home.Device] would return it,
@@ -244,14 +306,10 @@ func (h *Home) ViewDevice(id string, fn func(d *Device, props Props, readings []
 	if !ok {
 		return notFoundf("device %q does not exist", truncate(id))
 	}
-	var buf [4]Reading
-	rs := buf[:0]
-	for _, spec := range d.kind.Properties {
-		if spec.Follows != "" {
-			rs = append(rs, Reading{Name: spec.Name, Value: d.reading(spec)})
-		}
-	}
-	fn(&d.Device, Props{&d.props}, rs)
+	v := views.Get().(*deviceView)
+	defer v.put()
+	v.show(d)
+	fn(&v.d, Props{&d.props}, v.rs)
 	return nil
 }
 
@@ -305,7 +363,7 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 			return nil, nil, err
 		}
 		if k.Name != cur.kind.Name {
-			return nil, nil, invalidf("device type cannot change from %s to %s", cur.Type, k.Type())
+			return nil, nil, invalidf("device type cannot change from %s to %s", cur.entry.typ, k.Type())
 		}
 	}
 	if u.Name != nil {
@@ -468,7 +526,7 @@ func setState(d *device, s string) error {
 	if s != StateActivated && s != StateDeactivated {
 		return invalidf("state must be %q or %q, not %q", StateActivated, StateDeactivated, truncate(s))
 	}
-	d.State = s
+	d.active = s == StateActivated
 	d.props.set(PropState, s)
 	return nil
 }
@@ -478,12 +536,12 @@ func setFault(d *device, s string) error {
 		return invalidf("fault must be %q or %q, not %q", FaultYes, FaultNo, truncate(s))
 	}
 	switch {
-	case s == FaultYes && d.Fault != FaultYes:
+	case s == FaultYes && !d.faulty:
 		d.freeze()
 	case s == FaultNo:
 		d.thaw()
 	}
-	d.Fault = s
+	d.faulty = s == FaultYes
 	d.props.set(PropFault, s)
 	return nil
 }

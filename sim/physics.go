@@ -54,7 +54,7 @@ func (d *device) refresh() {
 	d.heat, d.light, d.consumption, d.opening, d.noise = 0, 0, 0, 0, math.Inf(-1)
 	d.sensesLight = d.followsVariable(VarIlluminance)
 	d.flux = 0
-	if d.State != StateActivated {
+	if !d.active {
 		return
 	}
 	b, p := &d.kind.Behavior, Props{&d.props}
@@ -100,7 +100,7 @@ func (h *Home) startTimersLocked(d *device) {
 	if b := &d.kind.Behavior; b.Tick != nil {
 		every := max(b.Every.Milliseconds(), 1)
 		d.ticker = &timer{period: every, fire: func(h *Home, at int64) {
-			if d.Fault != FaultYes {
+			if !d.faulty {
 				b.Tick(&DeviceContext{h: h, d: d, live: true})
 			}
 		}}
@@ -410,7 +410,7 @@ func (h *Home) settleZoneEffectsLocked(d *device, z *Zone) {
 // property.
 func (h *Home) deriveLocked(d *device) bool {
 	b := &d.kind.Behavior
-	if b.Derive == nil || d.Fault == FaultYes {
+	if b.Derive == nil || d.faulty {
 		return false
 	}
 	c := &DeviceContext{h: h, d: d}
@@ -440,7 +440,7 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 		} else {
 			d, b = b[0], b[1:]
 		}
-		if d.Fault == FaultYes {
+		if d.faulty {
 			continue
 		}
 		motion := MotionMove

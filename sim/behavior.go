@@ -269,6 +269,9 @@ func (c *DeviceContext) After(d time.Duration, fn func(c *DeviceContext)) {
 			fn(&DeviceContext{h: h, d: dev, live: true})
 		}
 	}
+	if c.h.pending == nil {
+		c.h.pending = map[string][]*timer{}
+	}
 	c.h.pending[id] = append(c.h.pending[id], t)
 	c.h.scheduleLocked(t, c.h.nowLocked()+max(d.Milliseconds(), 0))
 }

@@ -60,8 +60,8 @@ type Home struct {
 	timers    calendar
 	pinned    bool            // while a timer runs, the time reads as pin
 	pin       int64           // simulated ms
-	lit       map[string]bool // zones whose Illuminance the lights maintain
-	noisy     map[string]bool // zones whose Noise the devices maintain
+	lit       map[string]bool // zones whose Illuminance the lights maintain; nil until one
+	noisy     map[string]bool // zones whose Noise the devices maintain; nil until one
 	inZone    zoneIndex       // the devices of each zone
 	volGen    uint64          // bumped when a zone's volume may have changed
 	grid      zoneGrid        // finds the zone of a point
@@ -69,7 +69,7 @@ type Home struct {
 	heatCells map[*Zone]*heatCell
 	slab      slab                // where devices and their heat timers are allocated
 	dirtyHeat []*heatCell         // cells whose temperature is not yet in their zone
-	pending   map[string][]*timer // timers the devices' behaviours scheduled, by device id
+	pending   map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
 	scripts   ordered[playerScript]
 
 	env           outdoors
@@ -87,7 +87,6 @@ type Home struct {
 // [ErrInvalid] when cfg holds an out-of-range factor or start date.
 func New(cfg Config) (*Home, error) {
 	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1),
-		lit: map[string]bool{}, noisy: map[string]bool{}, pending: map[string][]*timer{},
 		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors()}
 	switch h.physics {
 	case "":
@@ -127,10 +126,10 @@ func New(cfg Config) (*Home, error) {
 		return nil, err
 	}
 	h.clock = simClock{start: ms, anchor: now, factor: int64(factor), paused: cfg.Paused}
-	h.zones.init()
-	h.devices.init()
-	h.persons.init()
-	h.scripts.init()
+	h.zones.init(func(z *Zone) string { return z.ID })
+	h.devices.init(func(d *device) string { return d.ID })
+	h.persons.init(func(p *Person) string { return p.ID })
+	h.scripts.init(func(p *playerScript) string { return p.id })
 	if h.physics == PhysicsRealistic {
 		h.startRealisticLocked()
 	}
@@ -261,29 +260,53 @@ func (h *Home) Reset() {
 	}
 }
 
-// ordered holds entities by id and in creation order.
+// ordered holds entities by id and in creation order. While it holds few,
+// it finds them by scanning the list: a map costs more than its entities
+// in a small home.
 type ordered[T any] struct {
-	byID map[string]*T
+	key  func(*T) string // the id of an entity
+	byID map[string]*T   // nil while the list is short (see scanned)
 	list []*T
 }
 
-func (o *ordered[T]) init() { o.byID = make(map[string]*T) }
+// scanned is the most entities an ordered finds without a map.
+const scanned = 32
+
+func (o *ordered[T]) init(key func(*T) string) { o.key = key }
 
 func (o *ordered[T]) get(id string) (*T, bool) {
-	v, ok := o.byID[id]
-	return v, ok
+	if o.byID != nil {
+		v, ok := o.byID[id]
+		return v, ok
+	}
+	for _, v := range o.list {
+		if o.key(v) == id {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 func (o *ordered[T]) add(id string, v *T) {
-	o.byID[id] = v
 	o.list = append(o.list, v)
+	switch {
+	case o.byID != nil:
+		o.byID[id] = v
+	case len(o.list) > scanned:
+		o.byID = make(map[string]*T, len(o.list))
+		for _, x := range o.list {
+			o.byID[o.key(x)] = x
+		}
+	}
 }
 
 func (o *ordered[T]) remove(id string) {
-	v, ok := o.byID[id]
+	v, ok := o.get(id)
 	if !ok {
 		return
 	}
-	delete(o.byID, id)
+	if o.byID != nil {
+		delete(o.byID, id)
+	}
 	o.list = slices.DeleteFunc(o.list, func(x *T) bool { return x == v })
 }

@@ -266,6 +266,9 @@ func (h *Home) relightLocked(zones ...*Zone) {
 		if !involved {
 			continue
 		}
+		if h.lit == nil {
+			h.lit = map[string]bool{}
+		}
 		h.lit[z.ID] = true
 		e := 0.0
 		if a := z.AreaM2(); a > 0 {
@@ -302,6 +305,9 @@ func (h *Home) renoiseLocked(zones ...*Zone) {
 		}
 		if !involved {
 			continue
+		}
+		if h.noisy == nil {
+			h.noisy = map[string]bool{}
 		}
 		h.noisy[z.ID] = true
 		db := 0.0

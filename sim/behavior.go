@@ -185,7 +185,7 @@ func (c *DeviceContext) PersonCount() int {
 	if c.d.zone == nil {
 		return 0
 	}
-	return c.h.personsAt[c.d.zone.ID]
+	return c.h.personsInLocked(c.d.zone.ID)
 }
 
 // ZoneConsumption returns the electric power, in watts, that the other

@@ -37,9 +37,8 @@ type Device struct {
 // knows (type, services) or what its properties say: the home keeps many.
 type device struct {
 	ID, Name             string
-	Location             string // the id of zone, "" outside every zone
-	PositionX, PositionY int
-	Width, Height        int
+	PositionX, PositionY int32 // within ±MaxCoordinate
+	Width, Height        int32
 
 	entry  *kindEntry     // the kind as registered: type and services
 	kind   *Kind          // as the home's physics sees it; shared, read only
@@ -64,6 +63,15 @@ type device struct {
 	sensesLight bool // a property follows the zone's Illuminance
 }
 
+// location returns the id of the zone holding the device, "" outside
+// every zone.
+func (d *device) location() string {
+	if d.zone == nil {
+		return ""
+	}
+	return d.zone.ID
+}
+
 // state returns the device's state property.
 func (d *device) state() string {
 	if d.active {
@@ -84,8 +92,8 @@ func (d *device) fault() string {
 // v shares the services.
 func (d *device) view(v *Device) {
 	*v = Device{
-		ID: d.ID, Name: d.Name, Type: d.entry.typ, Location: d.Location,
-		PositionX: d.PositionX, PositionY: d.PositionY, Width: d.Width, Height: d.Height,
+		ID: d.ID, Name: d.Name, Type: d.entry.typ, Location: d.location(),
+		PositionX: int(d.PositionX), PositionY: int(d.PositionY), Width: int(d.Width), Height: int(d.Height),
 		State: d.state(), Fault: d.fault(), Services: d.entry.services,
 	}
 }
@@ -176,9 +184,11 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	if err := checkName("device name", d.Name); err != nil {
 		return Device{}, err
 	}
-	if err := setPosition(&d.PositionX, &d.PositionY, spec.PositionX, spec.PositionY); err != nil {
+	x, y := -1, -1
+	if err := setPosition(&x, &y, spec.PositionX, spec.PositionY); err != nil {
 		return Device{}, err
 	}
+	d.PositionX, d.PositionY = int32(x), int32(y) // checked: within ±MaxCoordinate
 
 	defer h.deliver()
 	h.lockChange()
@@ -377,7 +387,7 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 	}
 	for _, s := range []struct {
 		name string
-		dst  *int
+		dst  *int32
 		v    *int
 	}{{"width", &next.Width, u.Width}, {"height", &next.Height, u.Height}} {
 		if s.v == nil {
@@ -386,12 +396,16 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 		if *s.v < 0 || *s.v > MaxCoordinate {
 			return nil, nil, invalidf("%s must be between 0 and %d, not %d", s.name, MaxCoordinate, *s.v)
 		}
-		*s.dst = *s.v
+		*s.dst = int32(*s.v)
 	}
-	if err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
+	x, y := int(next.PositionX), int(next.PositionY)
+	if err := h.moveLocked(&x, &y, cur.location(), u.PositionX, u.PositionY, u.Location); err != nil {
 		return nil, nil, err
 	}
-	h.placeDeviceLocked(next) // so a Location sent with a move is checked against the new one
+	next.PositionX, next.PositionY = int32(x), int32(y) // checked: within ±MaxCoordinate
+	// Placed now, so that a Location sent with a move is checked against
+	// the new one.
+	h.placeDeviceLocked(next)
 	if err := applyProperties(next, u.Properties); err != nil {
 		return nil, nil, err
 	}
@@ -549,18 +563,13 @@ func setFault(d *device, s string) error {
 // placeDeviceLocked recomputes the device's location and derived properties
 // from its position. It reports whether any of them changed.
 func (h *Home) placeDeviceLocked(d *device) bool {
-	z := h.locateLocked(d.PositionX, d.PositionY)
-	loc := ""
-	if z != nil {
-		loc = z.ID
-	}
-	changed := loc != d.Location || z != d.zone
+	z := h.locateLocked(int(d.PositionX), int(d.PositionY))
+	changed := z != d.zone
 	d.zone = z
-	d.Location = loc
-	if loc == "" {
+	if z == nil {
 		d.props.del(PropLocation)
 	} else {
-		d.props.set(PropLocation, loc)
+		d.props.set(PropLocation, z.ID)
 	}
 	if h.deriveLocked(d) {
 		changed = true
@@ -584,10 +593,10 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 	}
 	cur := d.snapshot()
 	snap := func() *Device { s := d.snapshot(); return &s }
-	if old.PositionX != d.PositionX || old.PositionY != d.PositionY {
+	if old.PositionX != int(d.PositionX) || old.PositionY != int(d.PositionY) {
 		h.publishLocked(Event{Type: EventDevicePositionUpdate, DeviceID: d.ID, Device: snap()})
 	}
-	if old.Name != d.Name || old.Width != d.Width || old.Height != d.Height {
+	if old.Name != d.Name || old.Width != int(d.Width) || old.Height != int(d.Height) {
 		h.publishLocked(Event{Type: EventDeviceUpdated, DeviceID: d.ID, Device: snap()})
 	}
 	keys := slices.Sorted(maps.Keys(old.Properties))

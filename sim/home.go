@@ -58,14 +58,12 @@ type Home struct {
 
 	span      int64 // simulated ms covered by the periodic timer running (see runDueLocked)
 	timers    calendar
-	pinned    bool            // while a timer runs, the time reads as pin
-	pin       int64           // simulated ms
-	lit       map[string]bool // zones whose Illuminance the lights maintain; nil until one
-	noisy     map[string]bool // zones whose Noise the devices maintain; nil until one
-	inZone    zoneIndex       // the devices of each zone
-	volGen    uint64          // bumped when a zone's volume may have changed
-	grid      zoneGrid        // finds the zone of a point
-	personsAt map[string]int  // how many persons each Location has
+	pinned    bool           // while a timer runs, the time reads as pin
+	pin       int64          // simulated ms
+	inZone    zoneIndex      // the devices of each zone, and what the physics notes of it
+	volGen    uint64         // bumped when a zone's volume may have changed
+	grid      zoneGrid       // finds the zone of a point
+	personsAt map[string]int // how many persons each Location has; nil until counted (see personsInLocked)
 	heatCells map[*Zone]*heatCell
 	slab      slab                // where devices and their heat timers are allocated
 	dirtyHeat []*heatCell         // cells whose temperature is not yet in their zone
@@ -251,8 +249,6 @@ func (h *Home) Reset() {
 		h.devices.remove(d.ID)
 		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
 	}
-	clear(h.lit)
-	clear(h.noisy)
 	h.invalidateShapesLocked()
 	for _, z := range slices.Clone(h.zones.list) {
 		h.zones.remove(z.ID)

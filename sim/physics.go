@@ -249,7 +249,7 @@ func (h *Home) relightLocked(zones ...*Zone) {
 		if z == nil {
 			continue
 		}
-		sum, involved := 0.0, h.lit[z.ID] || realistic
+		sum, involved := 0.0, h.inZone.lit(z) || realistic
 		if realistic {
 			sum = h.inZone.sumsOf(z).flux
 		} else {
@@ -266,10 +266,9 @@ func (h *Home) relightLocked(zones ...*Zone) {
 		if !involved {
 			continue
 		}
-		if h.lit == nil {
-			h.lit = map[string]bool{}
+		if !realistic { // the realistic model lights every zone
+			h.inZone.entry(z).lit = true
 		}
-		h.lit[z.ID] = true
 		e := 0.0
 		if a := z.AreaM2(); a > 0 {
 			if realistic {
@@ -293,7 +292,7 @@ func (h *Home) renoiseLocked(zones ...*Zone) {
 		if z == nil {
 			continue
 		}
-		power, involved := 0.0, h.noisy[z.ID]
+		power, involved := 0.0, h.inZone.noisy(z)
 		for _, d := range h.inZone.in(z) {
 			if d.kind.Behavior.Noise == nil {
 				continue
@@ -306,10 +305,7 @@ func (h *Home) renoiseLocked(zones ...*Zone) {
 		if !involved {
 			continue
 		}
-		if h.noisy == nil {
-			h.noisy = map[string]bool{}
-		}
-		h.noisy[z.ID] = true
+		h.inZone.entry(z).noisy = true
 		db := 0.0
 		if power > 0 {
 			db = 10 * math.Log10(power)

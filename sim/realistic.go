@@ -211,7 +211,7 @@ func (h *Home) stepLocked(at int64) {
 	for i, z := range zs {
 		s := h.inZone.sumsOf(z)
 		q[i], opening[i] = s.power, s.opening
-		for range h.personsAt[z.ID] {
+		for range h.personsInLocked(z.ID) {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}

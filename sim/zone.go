@@ -278,8 +278,6 @@ func (h *Home) DeleteZone(id string) error {
 	delete(h.heatCells, z)
 	h.inZone.forget(z)
 	h.zones.remove(id)
-	delete(h.lit, id)
-	delete(h.noisy, id)
 	h.invalidateShapesLocked()
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
 	h.relocateAllLocked()

@@ -6,12 +6,29 @@ import "slices"
 // order of h.devices.list), so that what a zone's devices add up to is
 // summed in the same order as a walk of every device would, and costs the
 // zone's devices rather than the home's. It is kept by the places that
-// commit a device's zone: creation, update, relocation, deletion.
+// commit a device's zone: creation, update, relocation, deletion. It also
+// keeps what the physics notes of each zone (see zoneEntry). While few
+// zones have an entry, it finds them by scanning a list, as ordered does.
 type zoneIndex struct {
-	byZone   map[*Zone][]*device
-	watchers map[*Zone][]*device // the devices whose behaviour watches persons
-	sums     map[*Zone]*zoneSums
-	next     uint64 // creation number of the next device
+	few   []zoneRef            // the entries, while at most scanned
+	zones map[*Zone]*zoneEntry // the entries, once more than scanned; nil before
+	next  uint64               // creation number of the next device
+}
+
+// zoneRef is a zone and its entry.
+type zoneRef struct {
+	z *Zone
+	e *zoneEntry
+}
+
+// zoneEntry is what the index keeps of a zone. An entry stays while its
+// zone exists, empty or not, so that its flags outlive its devices.
+type zoneEntry struct {
+	devices  []*device // in creation order
+	watchers []*device // the devices whose behaviour watches persons
+	sums     zoneSums
+	lit      bool // the lights maintain the zone's Illuminance
+	noisy    bool // the devices maintain the zone's Noise
 }
 
 // zoneSums is what the realistic model's step adds up over a zone's
@@ -25,19 +42,62 @@ type zoneSums struct {
 	flux    float64 // lm of the lights
 }
 
-// sumsOf returns z's sums, adding them up again if a device changed.
-func (x *zoneIndex) sumsOf(z *Zone) *zoneSums {
-	s := x.sums[z]
-	if s == nil {
-		if x.sums == nil {
-			x.sums = map[*Zone]*zoneSums{}
-		}
-		s = &zoneSums{}
-		x.sums[z] = s
+// lookup returns z's entry, nil if it has none.
+func (x *zoneIndex) lookup(z *Zone) *zoneEntry {
+	if x.zones != nil {
+		return x.zones[z]
 	}
+	for _, r := range x.few {
+		if r.z == z {
+			return r.e
+		}
+	}
+	return nil
+}
+
+// entry returns z's entry, made if it has none.
+func (x *zoneIndex) entry(z *Zone) *zoneEntry {
+	if e := x.lookup(z); e != nil {
+		return e
+	}
+	e := &zoneEntry{}
+	switch {
+	case x.zones != nil:
+		x.zones[z] = e
+	case len(x.few) < scanned:
+		x.few = append(x.few, zoneRef{z, e})
+	default:
+		x.zones = make(map[*Zone]*zoneEntry, len(x.few)+1)
+		for _, r := range x.few {
+			x.zones[r.z] = r.e
+		}
+		x.zones[z] = e
+		x.few = nil
+	}
+	return e
+}
+
+// each calls fn with every zone that has an entry, and its entry.
+func (x *zoneIndex) each(fn func(z *Zone, e *zoneEntry)) {
+	for _, r := range x.few {
+		fn(r.z, r.e)
+	}
+	for z, e := range x.zones {
+		fn(z, e)
+	}
+}
+
+// sumsOf returns z's sums, adding them up again if a device changed: zero
+// for a zone without devices.
+func (x *zoneIndex) sumsOf(z *Zone) zoneSums {
+	e := x.lookup(z)
+	if e == nil {
+		return zoneSums{valid: true}
+	}
+	s := &e.sums
 	if !s.valid {
 		*s = zoneSums{valid: true}
-		for _, d := range x.byZone[z] {
+		for _, d := range e.devices {
 			b := &d.kind.Behavior
 			if b.Heat != nil {
 				s.power += d.heat
@@ -50,30 +110,42 @@ func (x *zoneIndex) sumsOf(z *Zone) *zoneSums {
 			}
 		}
 	}
-	return s
+	return *s
 }
 
 // changed notes that a device of z changed, joined or left it.
 func (x *zoneIndex) changed(z *Zone) {
-	if s := x.sums[z]; s != nil {
-		s.valid = false
+	if e := x.lookup(z); e != nil {
+		e.sums.valid = false
 	}
 }
 
 // watching returns the devices in z that watch persons, in creation order.
 func (x *zoneIndex) watching(z *Zone) []*device {
-	if z == nil {
-		return nil
+	if e := x.lookup(z); e != nil {
+		return e.watchers
 	}
-	return x.watchers[z]
+	return nil
 }
 
 // in returns the devices in z, in creation order; nil for a nil zone.
 func (x *zoneIndex) in(z *Zone) []*device {
-	if z == nil {
-		return nil
+	if e := x.lookup(z); e != nil {
+		return e.devices
 	}
-	return x.byZone[z]
+	return nil
+}
+
+// lit reports whether the lights maintain z's Illuminance.
+func (x *zoneIndex) lit(z *Zone) bool {
+	e := x.lookup(z)
+	return e != nil && e.lit
+}
+
+// noisy reports whether the devices maintain z's Noise.
+func (x *zoneIndex) noisy(z *Zone) bool {
+	e := x.lookup(z)
+	return e != nil && e.noisy
 }
 
 // add numbers a new device and files it under its zone.
@@ -96,56 +168,56 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	if z == nil {
 		return
 	}
-	if x.byZone == nil {
-		x.byZone, x.watchers = map[*Zone][]*device{}, map[*Zone][]*device{}
-	}
-	insertByN(x.byZone, z, d)
+	e := x.entry(z)
+	e.devices = insertByN(e.devices, d)
 	if d.kind.Behavior.Persons != nil {
-		insertByN(x.watchers, z, d)
+		e.watchers = insertByN(e.watchers, d)
 	}
-	x.changed(z)
+	e.sums.valid = false
 }
 
-// insertByN inserts d in m[z], kept in creation order.
-func insertByN(m map[*Zone][]*device, z *Zone, d *device) {
-	list := m[z]
+// insertByN inserts d in list, kept in creation order.
+func insertByN(list []*device, d *device) []*device {
 	i, _ := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
-	m[z] = slices.Insert(list, i, d)
+	return slices.Insert(list, i, d)
 }
 
-// deleteByN removes d from m[z], and m[z] once empty.
-func deleteByN(m map[*Zone][]*device, z *Zone, d *device) {
-	list := m[z]
+// deleteByN removes d from list, kept in creation order.
+func deleteByN(list []*device, d *device) []*device {
 	i, ok := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
 	if !ok {
-		return
+		return list
 	}
-	if list = slices.Delete(list, i, i+1); len(list) == 0 {
-		delete(m, z)
-	} else {
-		m[z] = list
+	list = slices.Delete(list, i, i+1)
+	if len(list) == 0 {
+		return nil // the array goes
 	}
+	return list
 }
 
+// delete removes d from z; nothing when z has no entry (it was deleted).
 func (x *zoneIndex) delete(d *device, z *Zone) {
-	if z == nil {
+	e := x.lookup(z)
+	if e == nil {
 		return
 	}
-	deleteByN(x.byZone, z, d)
+	e.devices = deleteByN(e.devices, d)
 	if d.kind.Behavior.Persons != nil {
-		deleteByN(x.watchers, z, d)
+		e.watchers = deleteByN(e.watchers, d)
 	}
-	x.changed(z)
+	e.sums.valid = false
 }
 
 func (x *zoneIndex) reset() {
-	clear(x.byZone)
-	clear(x.watchers)
-	clear(x.sums)
+	clear(x.few)
+	x.few, x.zones = x.few[:0], nil
 }
 
 // forget drops what the index keeps of a deleted zone.
-func (x *zoneIndex) forget(z *Zone) { delete(x.sums, z) }
+func (x *zoneIndex) forget(z *Zone) {
+	x.few = slices.DeleteFunc(x.few, func(r zoneRef) bool { return r.z == z })
+	delete(x.zones, z)
+}
 
 func cmpUint(a, b uint64) int {
 	switch {

@@ -20,7 +20,9 @@ func TestZoneIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
 	pos := func() *int { v := r.IntN(400); return &v }
-	filed := 0 // steps with devices in zones
+	filed := 0   // steps with devices in zones
+	counted := 0 // steps with persons counted by the map
+	few := 0     // steps with the zones' entries in a list
 	check := func(step int) {
 		t.Helper()
 		h.mu.Lock()
@@ -34,23 +36,20 @@ func TestZoneIndex(t *testing.T) {
 				}
 			}
 		}
-		watching := map[string][]string{}
-		for z, list := range h.inZone.watchers {
-			for _, d := range list {
-				watching[z.ID] = append(watching[z.ID], d.ID)
-			}
-		}
-		if diff := gocmp.Diff(wantWatching, watching); diff != "" {
-			t.Fatalf("step %d: watchers differ (-walk +index):\n%s", step, diff)
-		}
-		got := map[string][]string{}
-		for z, list := range h.inZone.byZone {
-			if _, ok := h.zones.get(z.ID); !ok {
+		got, watching := map[string][]string{}, map[string][]string{}
+		h.inZone.each(func(z *Zone, e *zoneEntry) {
+			if zz, ok := h.zones.get(z.ID); !ok || zz != z {
 				t.Fatalf("step %d: the index holds deleted zone %s", step, z.ID)
 			}
-			for _, d := range list {
+			for _, d := range e.devices {
 				got[z.ID] = append(got[z.ID], d.ID)
 			}
+			for _, d := range e.watchers {
+				watching[z.ID] = append(watching[z.ID], d.ID)
+			}
+		})
+		if diff := gocmp.Diff(wantWatching, watching); diff != "" {
+			t.Fatalf("step %d: watchers differ (-walk +index):\n%s", step, diff)
 		}
 		if diff := gocmp.Diff(want, got); diff != "" {
 			t.Fatalf("step %d: index differs (-walk +index):\n%s", step, diff)
@@ -58,28 +57,55 @@ func TestZoneIndex(t *testing.T) {
 		if len(want) > 0 {
 			filed++
 		}
-		for z, s := range h.inZone.sums {
+		h.inZone.each(func(z *Zone, e *zoneEntry) {
+			s := &e.sums
 			if !s.valid {
-				continue
+				return
 			}
 			cached := *s
 			s.valid = false
-			if fresh := *h.inZone.sumsOf(z); fresh != cached {
+			if fresh := h.inZone.sumsOf(z); fresh != cached {
 				t.Fatalf("step %d: zone %s: sums %+v kept, %+v now", step, z.ID, cached, fresh)
 			}
+		})
+		if h.personsAt != nil {
+			counted++
 		}
-		at := map[string]int{}
+		if h.inZone.zones == nil {
+			few++
+		}
+		at, counts := map[string]int{}, map[string]int{}
 		for _, p := range h.persons.list {
 			at[p.Location]++
 		}
-		if diff := gocmp.Diff(at, h.personsAt, cmpopts.EquateEmpty()); diff != "" {
+		for loc := range at {
+			counts[loc] = h.personsInLocked(loc)
+		}
+		for _, z := range h.zones.list {
+			if n := h.personsInLocked(z.ID); n > 0 {
+				counts[z.ID] = n
+			}
+		}
+		if diff := gocmp.Diff(at, counts, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d: person counts differ (-walk +counts):\n%s", step, diff)
 		}
+	}
+	for i := range scanned + 8 { // counted by a map until the first reset
+		h.CreatePerson(PersonSpec{ID: fmt.Sprintf("crowd%d", i), Type: "Man", PositionX: pos(), PositionY: pos()})
+	}
+	for i := range scanned + 8 { // zones past the first 32 with devices: found in a map
+		x := 1000 + 20*i
+		h.CreateZone(ZoneSpec{ID: fmt.Sprintf("block%d", i), LeftX: x, TopY: 1000, RightX: x + 10, BottomY: 1010})
+		x += 5
+		h.CreateDevice(DeviceSpec{ID: fmt.Sprintf("lamp%d", i), Type: "DimmerLight", PositionX: &x, PositionY: new(1005)})
+	}
+	if h.inZone.zones == nil {
+		t.Fatalf("%d zones with devices are not found in a map", scanned+8)
 	}
 	for step := range 3000 {
 		zone := fmt.Sprintf("z%d", r.IntN(8))
 		dev := fmt.Sprintf("d%d", r.IntN(60))
-		person := fmt.Sprintf("p%d", r.IntN(20))
+		person := fmt.Sprintf("p%d", r.IntN(20)) // past scanned: counted by a walk, then by a map
 		switch r.IntN(15) {
 		case 9:
 			h.CreatePerson(PersonSpec{ID: person, Type: "Man", PositionX: pos(), PositionY: pos()})
@@ -117,6 +143,12 @@ func TestZoneIndex(t *testing.T) {
 			}
 		}
 		check(step)
+	}
+	if few < 100 {
+		t.Fatalf("only %d steps of 3000 had the zones' entries in a list", few)
+	}
+	if counted < 100 {
+		t.Fatalf("only %d steps of 3000 counted persons with the map", counted)
 	}
 	if filed < 1000 {
 		t.Fatalf("only %d steps of 3000 had devices in zones", filed)

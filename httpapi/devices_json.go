@@ -171,17 +171,20 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, props sim.Props, rea
 	if joined == len(readings) {
 		// The usual case: the properties, in name order, are the keys.
 		for i := range props.Len() {
-			k, v := props.At(i)
-			if b, err = appendProperty(b, i == 0, k, v, readings); err != nil {
-				return b, err
+			if k := props.Name(i); k == sim.PropLocation {
+				b = appendLocation(b, i == 0, d.Location) // without making the string an any
+			} else {
+				_, v := props.At(i)
+				if b, err = appendProperty(b, i == 0, k, v, readings); err != nil {
+					return b, err
+				}
 			}
 		}
 		return append(b, "}}"...), nil
 	}
 	keys := lb.keys[:0]
 	for i := range props.Len() {
-		k, _ := props.At(i)
-		keys = append(keys, k)
+		keys = append(keys, props.Name(i))
 	}
 	for _, r := range readings {
 		if _, ok := props.Get(r.Name); !ok {
@@ -197,6 +200,16 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, props sim.Props, rea
 		}
 	}
 	return append(b, "}}"...), nil
+}
+
+// appendLocation appends the Location property, loc, after a comma unless
+// first.
+func appendLocation(b []byte, first bool, loc string) []byte {
+	if !first {
+		b = append(b, ',')
+	}
+	b = append(b, `"Location":`...)
+	return jsonfast.AppendString(b, loc)
 }
 
 // appendProperty appends the property k of value v, or of the reading of

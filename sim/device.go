@@ -103,13 +103,25 @@ func (d *device) snapshot() Device {
 	var c Device
 	d.view(&c)
 	c.Services = slices.Clone(c.Services)
-	c.Properties = d.props.toMap()
-	for _, spec := range d.kind.Properties {
-		if spec.Follows != "" {
-			c.Properties[spec.Name] = d.reading(spec)
+	c.Properties = d.snapshotProperties()
+	return c
+}
+
+// snapshotProperties returns the device's properties as clients see them,
+// with its live readings: a copy.
+func (d *device) snapshotProperties() map[string]any {
+	m := d.props.toMap()
+	for _, j := range d.order() {
+		if j < 0 {
+			m[fieldNames[-j-1]] = d.fieldValue(fieldNames[-j-1])
 		}
 	}
-	return c
+	for _, spec := range d.kind.Properties {
+		if spec.Follows != "" {
+			m[spec.Name] = d.reading(spec)
+		}
+	}
+	return m
 }
 
 // clone returns a working copy for an update; it shares the timer and
@@ -172,8 +184,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	kind := entry.view(h.physics)
 	d := &device{entry: entry, kind: kind, ID: spec.ID, Name: spec.Name,
 		PositionX: -1, PositionY: -1, active: true}
-	initial := make(map[string]any, len(kind.Properties)+3)
-	initial[PropState], initial[PropFault] = StateActivated, FaultNo
+	initial := make(map[string]any, len(kind.Properties))
 	for _, p := range kind.Properties {
 		initial[p.Name] = p.Default
 	}
@@ -265,7 +276,7 @@ func (h *Home) EachDevice(fn func(d *Device, props Props, readings []Reading)) {
 	defer h.mu.RUnlock()
 	for _, d := range h.devices.list {
 		v.show(d)
-		fn(&v.d, Props{&d.props}, v.rs)
+		fn(&v.d, Props{d}, v.rs)
 	}
 }
 
@@ -319,7 +330,7 @@ func (h *Home) ViewDevice(id string, fn func(d *Device, props Props, readings []
 	v := views.Get().(*deviceView)
 	defer v.put()
 	v.show(d)
-	fn(&v.d, Props{&d.props}, v.rs)
+	fn(&v.d, Props{d}, v.rs)
 	return nil
 }
 
@@ -338,7 +349,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.placeDeviceLocked(next)
 	next.refresh()
 
-	old, from, before := cur.snapshot(), cur.zone, cur.props
+	old, from, before := cur.snapshot(), cur.zone, *cur // before keeps its values: next has copies
 	*cur = *next
 	h.inZone.moved(cur, from)
 	h.publishDeviceDiffLocked(old, cur)
@@ -541,7 +552,6 @@ func setState(d *device, s string) error {
 		return invalidf("state must be %q or %q, not %q", StateActivated, StateDeactivated, truncate(s))
 	}
 	d.active = s == StateActivated
-	d.props.set(PropState, s)
 	return nil
 }
 
@@ -556,7 +566,6 @@ func setFault(d *device, s string) error {
 		d.thaw()
 	}
 	d.faulty = s == FaultYes
-	d.props.set(PropFault, s)
 	return nil
 }
 
@@ -566,11 +575,6 @@ func (h *Home) placeDeviceLocked(d *device) bool {
 	z := h.locateLocked(int(d.PositionX), int(d.PositionY))
 	changed := z != d.zone
 	d.zone = z
-	if z == nil {
-		d.props.del(PropLocation)
-	} else {
-		d.props.set(PropLocation, z.ID)
-	}
 	if h.deriveLocked(d) {
 		changed = true
 	}

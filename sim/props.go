@@ -11,7 +11,9 @@ import (
 // live in a propNames shared by every device that has the same ones (the
 // devices of one kind mostly do), and the device holds only the values.
 // A map per device weighed about 320 bytes; this weighs 16 per property.
-// The zero props has no property.
+// The zero props has no property. State, fault and Location are not among
+// them: the device holds them in its fields, and Props shows them in their
+// place (see propNames).
 type props struct {
 	names *propNames // shared: never changed once made
 	vals  []any      // vals[i] is the value of names.s[i]; the device's own
@@ -20,15 +22,58 @@ type props struct {
 // propNames is a sorted set of property names.
 type propNames struct {
 	s []string
+	// The properties of a device with these stored names, in name order,
+	// outside every zone ([0]) and in one ([1]): an index in s, or
+	// fieldFault, fieldState or fieldLocation for the properties the
+	// device holds in its fields.
+	order [2][]int32
 }
 
+// The entries of propNames.order that are not indices in s.
+const (
+	fieldLocation = -1 - iota
+	fieldFault
+	fieldState
+)
+
+// newPropNames returns the set of the sorted, distinct names s.
+func newPropNames(s []string) *propNames {
+	n := &propNames{s: s}
+	for zoned := range 2 {
+		fields := []struct {
+			name string
+			code int32
+		}{{PropLocation, fieldLocation}, {PropFault, fieldFault}, {PropState, fieldState}}
+		if zoned == 0 {
+			fields = fields[1:]
+		}
+		order := make([]int32, 0, len(s)+len(fields))
+		for i, name := range s {
+			for len(fields) > 0 && fields[0].name < name {
+				order = append(order, fields[0].code)
+				fields = fields[1:]
+			}
+			order = append(order, int32(i))
+		}
+		for _, f := range fields {
+			order = append(order, f.code)
+		}
+		n.order[zoned] = order
+	}
+	return n
+}
+
+// fieldNames names the properties a device holds in its fields, by their
+// code in propNames.order: fieldNames[-code-1].
+var fieldNames = [...]string{PropLocation, PropFault, PropState}
+
 // noNames is the empty set of names.
-var noNames = &propNames{}
+var noNames = newPropNames(nil)
 
 // names interns sets of property names, so that devices with the same
 // names share them. It is bounded: past maxInterned sets, new ones are
-// made for their device alone (a set is small, and most devices share a
-// handful: their kind's properties with and without a Location).
+// made for their device alone (a set is small, and most devices share
+// one: their kind's properties).
 var names = struct {
 	sync.RWMutex
 	m map[string]*propNames
@@ -56,7 +101,7 @@ func internNames(s []string) *propNames {
 	if n, ok := names.m[key]; ok {
 		return n
 	}
-	n = &propNames{s: s}
+	n = newPropNames(s)
 	if len(names.m) < maxInterned {
 		names.m[key] = n
 	}
@@ -162,52 +207,95 @@ func (p *props) toMap() map[string]any {
 	return m
 }
 
-// all yields the properties in name order.
-func (p *props) all(yield func(string, any) bool) {
-	for i, v := range p.vals {
-		if !yield(p.names.s[i], v) {
-			return
-		}
-	}
-}
-
 // Props is a read-only view of a device's properties. Numbers are float64.
 // A Props is valid for the length of the call that received it: do not
 // keep it. It is not safe for concurrent use with changes to its device,
 // which the home's lock keeps apart.
 type Props struct {
-	p *props
+	d *device
+}
+
+// order returns d's properties in name order, as propNames.order does.
+func (d *device) order() []int32 {
+	n := d.props.names
+	if n == nil {
+		n = noNames
+	}
+	if d.zone != nil {
+		return n.order[1]
+	}
+	return n.order[0]
+}
+
+// fieldValue returns the value of the property name that d holds in its
+// fields, without allocating but for a Location.
+func (d *device) fieldValue(name string) any {
+	switch name {
+	case PropState:
+		if d.active {
+			return StateActivated
+		}
+		return StateDeactivated
+	case PropFault:
+		if d.faulty {
+			return FaultYes
+		}
+		return FaultNo
+	}
+	return d.zone.ID
 }
 
 // Get returns the named property's value and whether the device has it.
 func (p Props) Get(name string) (any, bool) {
-	if p.p == nil {
+	switch {
+	case p.d == nil, name == PropLocation && p.d.zone == nil:
 		return nil, false
+	case name == PropState, name == PropFault, name == PropLocation:
+		return p.d.fieldValue(name), true
 	}
-	return p.p.get(name)
+	return p.d.props.get(name)
 }
 
 // Len returns the number of properties.
 func (p Props) Len() int {
-	if p.p == nil {
+	if p.d == nil {
 		return 0
 	}
-	return p.p.len()
+	return len(p.d.order())
 }
 
-// At returns the i-th property in name order, for 0 <= i < p.Len(): a
-// loop over At allocates nothing, where one over All may.
+// At returns the i-th property in name order, for 0 <= i < p.Len(). A
+// loop over At allocates nothing but the value of a Location (a string
+// made an any), where one over All may allocate more.
 func (p Props) At(i int) (name string, value any) {
-	return p.p.names.s[i], p.p.vals[i]
+	j := p.d.order()[i]
+	if j < 0 {
+		name = fieldNames[-j-1]
+		return name, p.d.fieldValue(name)
+	}
+	return p.d.props.names.s[j], p.d.props.vals[j]
+}
+
+// Name returns the name of the i-th property in name order, for
+// 0 <= i < p.Len(), without its value: nothing allocates.
+func (p Props) Name(i int) string {
+	j := p.d.order()[i]
+	if j < 0 {
+		return fieldNames[-j-1]
+	}
+	return p.d.props.names.s[j]
 }
 
 // All returns an iterator over the properties, in name order. The values
 // are the device's own: do not change them.
 func (p Props) All() iter.Seq2[string, any] {
-	if p.p == nil {
-		return func(func(string, any) bool) {}
+	return func(yield func(string, any) bool) {
+		for i := range p.Len() {
+			if !yield(p.At(i)) {
+				return
+			}
+		}
 	}
-	return p.p.all
 }
 
 // Number returns the named property as a number; 0 when it is absent or not

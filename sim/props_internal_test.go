@@ -48,21 +48,81 @@ func checkProps(t *testing.T, p *props, want map[string]any) {
 		t.Fatalf("props (-want +got):\n%s", diff)
 	}
 	var got []string
-	view := Props{p}
-	for k, v := range view.All() {
-		if g, ok := view.Get(k); !ok || g != v {
-			t.Fatalf("Get(%q) = %v, %v; All gave %v", k, g, ok, v)
-		}
-		if ak, av := view.At(len(got)); ak != k || av != v {
-			t.Fatalf("At(%d) = %q, %v; All gave %q, %v", len(got), ak, av, k, v)
-		}
-		got = append(got, k)
+	if p.names != nil {
+		got = p.names.s
 	}
 	if diff := cmp.Diff(slices.Sorted(maps.Keys(want)), got); diff != "" && len(want)+len(got) > 0 {
-		t.Fatalf("All's names (-want +got):\n%s", diff)
+		t.Fatalf("names (-want +got):\n%s", diff)
 	}
-	if p.len() != len(want) || view.Len() != len(want) {
+	for _, k := range got {
+		if v, ok := p.get(k); !ok || v != want[k] {
+			t.Fatalf("get(%q) = %v, %v; want %v", k, v, ok, want[k])
+		}
+	}
+	if p.len() != len(want) {
 		t.Fatalf("len = %d, want %d", p.len(), len(want))
+	}
+}
+
+// TestPropsView checks that Props shows a device's stored properties and
+// those it holds in its fields (state, fault, Location) as one set in name
+// order, whatever names sort around the latter, as its snapshot does.
+func TestPropsView(t *testing.T) {
+	zone := &Zone{ID: "hall"}
+	for _, stored := range [][]string{
+		nil,
+		{"a"},
+		{"A", "Zed", "aaa", "g", "t", "zzz"},
+		{"Location0", "fault0", "state0"},
+		{"LOCATION", "Loc", "f", "fault ", "s", "stat", "state!", "~"},
+	} {
+		for _, zoned := range []bool{false, true} {
+			for _, faulty := range []bool{false, true} {
+				m := map[string]any{}
+				for i, k := range stored {
+					m[k] = float64(i)
+				}
+				d := &device{kind: &Kind{}, props: newProps(m), faulty: faulty, active: !faulty}
+				if zoned {
+					d.zone = zone
+				}
+				want := maps.Clone(m)
+				want[PropState], want[PropFault] = d.state(), d.fault()
+				if zoned {
+					want[PropLocation] = zone.ID
+				}
+				name := fmt.Sprintf("%v/zoned=%v/faulty=%v", stored, zoned, faulty)
+				view := Props{d}
+				if view.Len() != len(want) {
+					t.Errorf("%s: Len() = %d, want %d", name, view.Len(), len(want))
+				}
+				var keys []string
+				for k, v := range view.All() {
+					if v != want[k] {
+						t.Errorf("%s: All gives %q = %v, want %v", name, k, v, want[k])
+					}
+					if ak, av := view.At(len(keys)); ak != k || av != v {
+						t.Errorf("%s: At(%d) = %q, %v; All gave %q, %v", name, len(keys), ak, av, k, v)
+					}
+					if n := view.Name(len(keys)); n != k {
+						t.Errorf("%s: Name(%d) = %q; All gave %q", name, len(keys), n, k)
+					}
+					if g, ok := view.Get(k); !ok || g != v {
+						t.Errorf("%s: Get(%q) = %v, %v; All gave %v", name, k, g, ok, v)
+					}
+					keys = append(keys, k)
+				}
+				if diff := cmp.Diff(slices.Sorted(maps.Keys(want)), keys); diff != "" {
+					t.Errorf("%s: names (-want +got):\n%s", name, diff)
+				}
+				if _, ok := view.Get(PropLocation); ok != zoned {
+					t.Errorf("%s: Get(Location) reports %v", name, ok)
+				}
+				if diff := cmp.Diff(want, d.snapshotProperties()); diff != "" {
+					t.Errorf("%s: snapshot's properties (-want +got):\n%s", name, diff)
+				}
+			}
+		}
 	}
 }
 

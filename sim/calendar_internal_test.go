@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/benbjohnson/clock"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -163,5 +164,13 @@ func TestCalendarOrder(t *testing.T) {
 		if len(c.log()) == 0 {
 			t.Fatalf("seed %d: nothing ran", seed)
 		}
+	}
+}
+
+// TestTimerFitsALine guards the timer's size: a large home's heat updates
+// walk tens of thousands of timers, one cache line each.
+func TestTimerFitsALine(t *testing.T) {
+	if n := unsafe.Sizeof(timer{}); n != 64 {
+		t.Errorf("a timer is %d bytes, want 64 (one cache line)", n)
 	}
 }

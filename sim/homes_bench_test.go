@@ -29,7 +29,7 @@ func manyHomes(tb testing.TB, n int) ([]*sim.Home, uint64) {
 }
 
 // TestManyHomesHeap guards what a small home weighs: 10,000 of them must
-// hold at most 100 MB of heap, 10 KB a home (9.5 KB measured). See
+// hold at most 100 MB of heap, 10 KB a home (9.3 KB measured). See
 // BENCHMARKS.md for where the bytes go.
 func TestManyHomesHeap(t *testing.T) {
 	if raceEnabled {

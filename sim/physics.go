@@ -129,15 +129,21 @@ func (h *Home) retimeLocked(d *device) {
 // [MinTemperature, MaxTemperature]. A deactivated device, or one outside
 // every zone, has no effect.
 func (h *Home) tickThermalLocked(t *timer) {
-	z, p := t.heatZone, t.heatPower
-	if z == nil || p == 0 {
+	p := t.heatPower
+	if p == 0 {
 		return
 	}
 	c := t.heatCell
-	if c == nil || c.z != z {
-		c = h.heatCellLocked(z)
+	if c == nil {
+		// The first update in this zone: the cells are made in the order
+		// of the updates, which is the order they are read in.
+		if t.heat.zone == nil {
+			return
+		}
+		c = h.heatCellLocked(t.heat.zone)
 		t.heatCell = c
 	}
+	z := c.z
 	if c.gen != h.volGen {
 		c.vol, c.gen = z.VolumeM3(), h.volGen
 	}
@@ -377,7 +383,10 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 // relit, renoised and rebalanced.
 func (h *Home) settleDeviceLocked(d *device, from *Zone) {
 	if t := d.timer; t != nil {
-		t.heatZone, t.heatPower = d.zone, d.heat
+		t.heatPower = d.heat
+		if c := t.heatCell; c != nil && c.z != d.zone {
+			t.heatCell = nil // found again by the next update
+		}
 	}
 	if d.zone != nil && d.followsVariable(VarTemperature) {
 		h.ensureTemperatureLocked(d.zone)

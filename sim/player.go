@@ -268,7 +268,7 @@ func (h *Home) scheduleActionsLocked(p *playerScript) {
 	gen := p.gen
 	p.timers = p.timers[:0]
 	for i := p.next; i < len(p.script.Actions); i++ {
-		t := &timer{run: func() { h.runAction(p, gen, i) }}
+		t := &timer{unlocked: true, fire: func(*Home, int64) { h.runAction(p, gen, i) }}
 		p.timers = append(p.timers, t)
 		h.scheduleLocked(t, p.origin+p.script.Actions[i].Offset.Milliseconds())
 	}

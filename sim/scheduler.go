@@ -10,27 +10,29 @@ import (
 // A timer is one scheduled thing: a heater's next update, a script action.
 // Timers run in the order of (at, scheduling order): equal times run in the
 // order they were scheduled, so a run is the same every time.
+//
+// A timer is 64 bytes, one cache line: a large home's heat updates walk
+// tens of thousands of them a simulated second, and a timer spread over two
+// lines cost a second miss each.
 type timer struct {
-	at        int64 // simulated ms since the epoch
-	scheduled bool
-	period    int64 // > 0: reschedule period ms after at, chained from at, never from "now"
-	// fire runs with h.mu held; run runs without it, so it may call any
-	// Home method. heat is the device whose contract-model heat update this
-	// is, called directly: there are millions of them a simulated day.
-	// Exactly one is set.
-	fire func(h *Home, at int64)
-	run  func()
-	heat *device
-
-	// What the heat update needs of its device, copied by
-	// settleDeviceLocked whenever the device changes, so that the update
-	// reads the timer alone: the zone, the power, and the zone's cell.
-	heatZone  *Zone
+	at     int64 // simulated ms since the epoch
+	period int64 // > 0: reschedule period ms after at, chained from at, never from "now"
+	// heat is the device whose contract-model heat update this is, called
+	// directly: there are millions of them a simulated day. What the update
+	// needs of its device is kept here, so that it reads the timer alone:
+	// the device's power (copied by settleDeviceLocked whenever the device
+	// changes), and the heat cell of its zone (found by the first update in
+	// the zone, forgotten by settleDeviceLocked when the device moves).
+	heat      *device
 	heatPower float64
 	heatCell  *heatCell
-
-	slot *slot // where it waits while scheduled
-	idx  int   // its index in slot.items
+	slot      *slot // where it waits while scheduled
+	// fire is what a timer that is not a heat update runs: with h.mu held,
+	// or without it when unlocked (then it may call any Home method).
+	fire      func(h *Home, at int64)
+	idx       int32 // its index in slot.items
+	scheduled bool
+	unlocked  bool
 }
 
 // The schedule is a calendar: one slot per distinct due time, holding its
@@ -74,7 +76,7 @@ func (c *calendar) push(t *timer) {
 		}
 		c.last = s
 	}
-	t.slot, t.idx = s, len(s.items)
+	t.slot, t.idx = s, int32(len(s.items))
 	s.items = append(s.items, t)
 	s.live++
 	c.count++
@@ -292,13 +294,13 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		switch {
 		case t.heat != nil:
 			h.tickThermalLocked(t)
-		case t.fire != nil:
+		case !t.unlocked:
 			h.flushHeatLocked()
 			t.fire(h, at)
 		default:
 			h.flushHeatLocked()
 			h.mu.Unlock()
-			t.run()
+			t.fire(h, at)
 			h.lockChange()
 		}
 		if len(h.outbox) > 0 && !h.delivering {
@@ -446,5 +448,5 @@ func (h *Home) wakeDriver() {
 func (h *Home) After(d time.Duration, fn func()) {
 	h.lockChange()
 	defer h.mu.Unlock()
-	h.scheduleLocked(&timer{run: fn}, h.nowLocked()+max(d.Milliseconds(), 0))
+	h.scheduleLocked(&timer{unlocked: true, fire: func(*Home, int64) { fn() }}, h.nowLocked()+max(d.Milliseconds(), 0))
 }

@@ -465,6 +465,32 @@ func (b *binding) deliver(m Message, r *run) {
 		return
 	}
 	t := b.target.Load()
+	if g := t.g; g != nil {
+		// The common case of a stateless target in one piece, without the
+		// calls of acquire, process and release (what they do for a
+		// stateless target, in the same order): r counted on its stripe,
+		// the gate open, the binding's target unchanged and live, nothing
+		// handed over. Anything else goes the general way below. The calls
+		// saved are about 8 % of a single sender's chain of five.
+		s := &g.stripes[r.stripe&g.mask]
+		if v := s.enter.Load(); s.enter.CompareAndSwap(v, v+1) {
+			if !g.shut.Load() && b.target.Load() == t && !b.dead.Load() && !t.removed && t.npend.Load() == 0 {
+				saved := r.frame
+				r.frame = frame{c: t, s: s}
+				t.call(b.toPort, m, r)
+				outs := r.outs
+				r.frame = saved
+				s.end(outs)
+				if g.shut.Load() {
+					g.signal()
+				}
+				return
+			}
+			t.turnBack(s) // and the general case below
+		} else {
+			r.stripe++ // as bump does
+		}
+	}
 	for {
 		s := t.acquire(r)
 		if u := b.target.Load(); u != t {

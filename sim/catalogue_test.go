@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -153,6 +155,38 @@ func TestRegisterKind(t *testing.T) {
 		if err := h.Kinds().Register(k); err == nil {
 			t.Errorf("%s: Register(%+v) = nil, want an error", name, k)
 		}
+	}
+}
+
+// TestChangedSeesTheDeviceBefore checks what a Changed behaviour receives
+// as the properties before a change: those of the device as a snapshot
+// showed them, its live readings and state included.
+func TestChangedSeesTheDeviceBefore(t *testing.T) {
+	var old map[string]any
+	probe := sim.Kind{
+		Name: "Probe",
+		Properties: []sim.PropertySpec{
+			{Name: "temp", Type: sim.Number, Default: 0.0, Derived: true, Follows: sim.VarTemperature},
+			{Name: "level", Type: sim.Number, Default: 0.0},
+		},
+		Behavior: sim.Behavior{Changed: func(_ *sim.DeviceContext, p sim.Props) {
+			old = map[string]any{}
+			for k, v := range p.All() {
+				old[k] = v
+			}
+		}},
+	}
+	h, _ := newHome(t)
+	if err := h.Kinds().Register(probe); err != nil {
+		t.Fatal(err)
+	}
+	mustZone(t, h, sim.ZoneSpec{ID: "k", RightX: 100, BottomY: 100, Variables: map[string]float64{sim.VarTemperature: 293}})
+	before := mustDevice(t, h, placed("p", "Probe", 50, 50, map[string]any{"level": 0.5}))
+	if _, err := h.UpdateDevice("p", sim.DeviceUpdate{State: ptr(sim.StateDeactivated), Properties: map[string]any{"level": 0.75, "note": "new"}}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before.Properties, old); diff != "" {
+		t.Errorf("Changed's properties before the change (-snapshot before +got):\n%s", diff)
 	}
 }
 

@@ -124,6 +124,20 @@ func (d *device) snapshotProperties() map[string]any {
 	return m
 }
 
+// withReadings returns a copy of d whose properties hold its live readings
+// (as a snapshot's do): what a Changed behaviour sees of the device before
+// a change.
+func (d *device) withReadings() *device {
+	c := *d
+	c.props = d.props.clone()
+	for _, spec := range d.kind.Properties {
+		if spec.Follows != "" {
+			c.props.set(spec.Name, d.reading(spec))
+		}
+	}
+	return &c
+}
+
 // clone returns a working copy for an update; it shares the timer and
 // the services, which never change.
 func (d *device) clone() *device {
@@ -349,14 +363,19 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.placeDeviceLocked(next)
 	next.refresh()
 
-	old, from, before := cur.snapshot(), cur.zone, *cur // before keeps its values: next has copies
+	old, from := cur.snapshot(), cur.zone
+	changed := cur.kind.Behavior.Changed
+	var before *device
+	if changed != nil {
+		before = cur.withReadings()
+	}
 	*cur = *next
 	h.inZone.moved(cur, from)
 	h.publishDeviceDiffLocked(old, cur)
 	h.retimeLocked(cur)
 	h.settleDeviceLocked(cur, from)
-	if changed := cur.kind.Behavior.Changed; changed != nil {
-		changed(&DeviceContext{h: h, d: cur, live: true}, Props{&before})
+	if changed != nil {
+		changed(&DeviceContext{h: h, d: cur, live: true}, Props{before})
 	}
 	return cur.snapshot(), nil
 }
@@ -488,6 +507,7 @@ func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *stri
 // applyProperties merges props into d, validating each. d is a working copy:
 // on error the caller drops it.
 func applyProperties(d *device, props map[string]any) error {
+	var changes []propChange // applied together at the end
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		v := props[k]
 		if err := checkKey("property name", k); err != nil {
@@ -533,16 +553,19 @@ func applyProperties(d *device, props map[string]any) error {
 			if err != nil {
 				return err
 			}
-			d.props.set(k, nv)
+			changes = append(changes, propChange{name: k, value: nv})
 		case v == nil:
-			d.props.del(k)
+			changes = append(changes, propChange{name: k, remove: true})
 		default:
 			nv, err := normalizeValue(k, v, 0)
 			if err != nil {
 				return err
 			}
-			d.props.set(k, nv)
+			changes = append(changes, propChange{name: k, value: nv})
 		}
+	}
+	if len(changes) > 0 {
+		d.props.apply(changes)
 	}
 	return nil
 }

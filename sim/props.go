@@ -1,10 +1,13 @@
 package sim
 
 import (
+	"encoding/binary"
 	"iter"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 )
 
 // props is a device's stored properties, kept compact: the names, sorted,
@@ -71,17 +74,24 @@ var fieldNames = [...]string{PropLocation, PropFault, PropState}
 var noNames = newPropNames(nil)
 
 // names interns sets of property names, so that devices with the same
-// names share them. It is bounded: past maxInterned sets, new ones are
-// made for their device alone (a set is small, and most devices share
-// one: their kind's properties).
+// names share them: most devices share one, their kind's properties. It
+// holds them weakly, by a key no other list of names has (each name after
+// its length): a set no device holds any more is collected, and its entry
+// goes with it (forgetNames), so names invented by clients are held only
+// as long as the devices that have them.
 var names = struct {
 	sync.RWMutex
-	m map[string]*propNames
-}{m: map[string]*propNames{}}
+	m map[string]weak.Pointer[propNames]
+}{m: map[string]weak.Pointer[propNames]{}}
 
-// maxInterned bounds the interned sets of names: clients can invent free
-// properties, and with them any number of sets.
-const maxInterned = 4096
+// namesKey appends to b the key of the list of names s.
+func namesKey(b []byte, s []string) []byte {
+	for _, k := range s {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+	}
+	return b
+}
 
 // internNames returns the shared set of the sorted, distinct names s,
 // which it may keep.
@@ -89,23 +99,34 @@ func internNames(s []string) *propNames {
 	if len(s) == 0 {
 		return noNames
 	}
-	key := strings.Join(s, "\x00")
+	var buf [256]byte
+	key := namesKey(buf[:0], s)
 	names.RLock()
-	n, ok := names.m[key]
+	wp, ok := names.m[string(key)]
 	names.RUnlock()
-	if ok {
+	if n := wp.Value(); ok && n != nil {
 		return n
 	}
 	names.Lock()
 	defer names.Unlock()
-	if n, ok := names.m[key]; ok {
+	if n := names.m[string(key)].Value(); n != nil {
 		return n
 	}
-	n = newPropNames(s)
-	if len(names.m) < maxInterned {
-		names.m[key] = n
-	}
+	n := newPropNames(s)
+	k := string(key)
+	names.m[k] = weak.Make(n)
+	runtime.AddCleanup(n, forgetNames, k)
 	return n
+}
+
+// forgetNames drops the entry of key once its set was collected (unless a
+// new set took its place meanwhile).
+func forgetNames(key string) {
+	names.Lock()
+	defer names.Unlock()
+	if wp, ok := names.m[key]; ok && wp.Value() == nil {
+		delete(names.m, key)
+	}
 }
 
 // newProps returns the properties of m.
@@ -176,6 +197,72 @@ func (p *props) set(name string, v any) {
 	vals := make([]any, 0, len(p.vals)+1) // exactly: most devices keep their names
 	vals = append(append(append(vals, p.vals[:i]...), v), p.vals[i:]...)
 	p.names, p.vals = internNames(s), vals
+}
+
+// propChange is a change of one property for props.apply: its new value,
+// or its removal.
+type propChange struct {
+	name   string
+	value  any
+	remove bool
+}
+
+// apply makes the changes cs, in their order (a later change of a name
+// wins over an earlier one), making and interning one new set of names at
+// most: a change of thousands of names costs their sorting, not a set per
+// name. The values are written in place: a working copy must be made with
+// clone first. cs is reordered.
+func (p *props) apply(cs []propChange) {
+	slices.SortStableFunc(cs, func(a, b propChange) int { return strings.Compare(a.name, b.name) })
+	last := cs[:0] // the last change of each name
+	for i, c := range cs {
+		if i+1 < len(cs) && cs[i+1].name == c.name {
+			continue
+		}
+		last = append(last, c)
+	}
+	cs = last
+	reshape := false
+	for _, c := range cs {
+		switch i := p.index(c.name); {
+		case i >= 0 && !c.remove:
+			p.vals[i] = c.value
+		case i >= 0 || !c.remove:
+			reshape = true
+		}
+	}
+	if !reshape {
+		return
+	}
+	var old []string
+	if p.names != nil {
+		old = p.names.s
+	}
+	ns := make([]string, 0, len(old)+len(cs))
+	vals := make([]any, 0, len(old)+len(cs))
+	i, j := 0, 0
+	for i < len(old) || j < len(cs) {
+		switch {
+		case j == len(cs) || i < len(old) && old[i] < cs[j].name:
+			ns, vals = append(ns, old[i]), append(vals, p.vals[i])
+			i++
+		case i == len(old) || cs[j].name < old[i]:
+			if !cs[j].remove {
+				ns, vals = append(ns, cs[j].name), append(vals, cs[j].value)
+			}
+			j++
+		default: // the same name
+			if !cs[j].remove {
+				ns, vals = append(ns, old[i]), append(vals, cs[j].value)
+			}
+			i++
+			j++
+		}
+	}
+	if len(vals) < cap(vals) { // fewer than the room made: keep none spare
+		ns, vals = slices.Clone(ns), slices.Clone(vals)
+	}
+	p.names, p.vals = internNames(ns), vals
 }
 
 // del removes name, if present.

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"maps"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -23,8 +24,13 @@ func FuzzProps(f *testing.F) {
 			name := fmt.Sprintf("k%02d", op&0x0f) // 16 names: past the linear scan's 8
 			before, beforeWant := p.clone(), maps.Clone(want)
 			switch op >> 6 {
-			case 0, 1:
+			case 0:
 				p.set(name, float64(i))
+				want[name] = float64(i)
+			case 1: // a batch: set name, remove the next one, set name again
+				other := fmt.Sprintf("k%02d", (op+1)&0x0f)
+				p.apply([]propChange{{name: name, value: 0.5}, {name: other, remove: true}, {name: name, value: float64(i)}})
+				delete(want, other)
 				want[name] = float64(i)
 			case 2:
 				p.del(name)
@@ -127,40 +133,82 @@ func TestPropsView(t *testing.T) {
 }
 
 // TestPropsShareNames checks that devices with the same names share one
-// set, and that the sets kept stay bounded whatever names clients invent.
+// set, that lists of names never share a set by accident (a name may hold
+// any character), and that sets nobody holds are collected with their
+// entries, whatever names clients invent.
 func TestPropsShareNames(t *testing.T) {
-	names.Lock()
-	kept := names.m
-	names.m = map[string]*propNames{}
-	names.Unlock()
-	t.Cleanup(func() {
-		names.Lock()
-		names.m = kept
-		names.Unlock()
-	})
-	a := newProps(map[string]any{"state": "activated", "fault": "no", "x": 1.0})
-	b := newProps(map[string]any{"x": 2.0, "fault": "yes", "state": "deactivated"})
+	a := newProps(map[string]any{"power": 1.0, "x": 1.0})
+	b := newProps(map[string]any{"x": 2.0, "power": 0.0})
 	if a.names != b.names {
 		t.Error("two devices with the same names hold two sets")
 	}
-	a.set("Location", "kitchen")
-	b.set("Location", "hall")
+	a.set("Z", "kitchen")
+	b.set("Z", "hall")
 	if a.names != b.names {
 		t.Error("two devices given the same name hold two sets")
 	}
-	a.del("Location")
-	if c := newProps(map[string]any{"state": "", "fault": "", "x": 0.0}); a.names != c.names {
+	a.del("Z")
+	if c := newProps(map[string]any{"power": 0.0, "x": 0.0}); a.names != c.names {
 		t.Error("a device that lost a name does not share the set of those that never had it")
 	}
-	for i := range maxInterned + 10 {
-		internNames([]string{fmt.Sprintf("invented-%d", i)})
+	for _, pair := range [][2][]string{
+		{{"a", "b"}, {"a\x00b"}},
+		{{"a\x00", "b"}, {"a", "\x00b"}},
+		{{"ab"}, {"a", "b"}},
+	} {
+		if x, y := internNames(pair[0]), internNames(pair[1]); x == y || !slices.Equal(x.s, pair[0]) || !slices.Equal(y.s, pair[1]) {
+			t.Errorf("names %q and %q share the set %q", pair[0], pair[1], x.s)
+		}
 	}
+
+	count := func() int {
+		names.RLock()
+		defer names.RUnlock()
+		return len(names.m)
+	}
+	before := count()
+	for i := range 1000 {
+		internNames([]string{fmt.Sprintf("invented-%d", i)}) // held by nobody
+	}
+	for range 100 { // the cleanups run on a goroutine of their own, after a collection
+		if count() <= before {
+			break
+		}
+		runtime.GC()
+		runtime.Gosched()
+	}
+	if n := count(); n > before+10 {
+		t.Errorf("%d sets of names are still interned after 1,000 sets nobody holds, %d before", n, before)
+	}
+	runtime.KeepAlive(a)
+	runtime.KeepAlive(b)
+}
+
+// TestPropsApplyManyNames checks that a change of many names at once makes
+// one set, not one per name (which cost seconds and kept every set made
+// on the way), and leaves the values right.
+func TestPropsApplyManyNames(t *testing.T) {
+	p := newProps(map[string]any{"keep": 1.0, "gone": 2.0, "zz": 3.0})
+	var cs []propChange
+	want := map[string]any{"keep": 10.0, "zz": 3.0}
+	for i := range 5000 {
+		k := fmt.Sprintf("n%05d", i)
+		cs = append(cs, propChange{name: k, value: float64(i)})
+		want[k] = float64(i)
+	}
+	cs = append(cs, propChange{name: "gone", remove: true}, propChange{name: "keep", value: 5.0},
+		propChange{name: "keep", value: 10.0}, propChange{name: "absent", remove: true})
 	names.RLock()
-	n := len(names.m)
+	before := len(names.m)
 	names.RUnlock()
-	if n > maxInterned {
-		t.Errorf("%d sets of names interned, want at most %d", n, maxInterned)
+	p.apply(cs)
+	names.RLock()
+	after := len(names.m)
+	names.RUnlock()
+	if after > before+1 {
+		t.Errorf("one change of 5,000 names interned %d sets", after-before)
 	}
+	checkProps(t, &p, want)
 }
 
 // TestZeroProps checks that the zero Props and props answer as empty.

@@ -276,11 +276,12 @@ func (h *Home) DeleteZone(id string) error {
 	}
 	z, _ := h.zones.get(id)
 	delete(h.heatCells, z)
-	h.inZone.forget(z)
+	h.inZone.retire(z)
 	h.zones.remove(id)
 	h.invalidateShapesLocked()
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
-	h.relocateAllLocked()
+	h.relocateAllLocked() // its devices leave it one by one, as ever
+	h.inZone.forget(z)
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/pervasim/pervasim/sim"
 )
@@ -372,6 +373,37 @@ func TestDeleteZone(t *testing.T) {
 	}
 	// The id is free again.
 	mustZone(t, h, rect("a", 1, 1, 2, 2))
+}
+
+// TestDeleteZoneDevicesLeaveOneByOne checks the events of a deleted zone's
+// devices leaving it: as the devices are relocated one after the other,
+// the deleted zone's variables step down with each (two lights: half the
+// light, then none), as they always did.
+func TestDeleteZoneDevicesLeaveOneByOne(t *testing.T) {
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: sim.PhysicsRealistic})
+	mustZone(t, h, rect("z", 0, 0, 100, 100))
+	for _, id := range []string{"l1", "l2"} {
+		mustDevice(t, h, placed(id, "BinaryLight", 50, 50, map[string]any{"binaryLight.powerStatus": true}))
+	}
+	before := mustGetZone(t, h, "z").Variables
+	s := h.Subscribe(100)
+	defer s.Close()
+	if err := h.DeleteZone("z"); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]float64{}
+	for len(s.C) > 0 {
+		if e := <-s.C; e.Type == sim.EventZoneVariableUpdated && e.ZoneID == "z" {
+			got[e.Property] = append(got[e.Property], e.Value.(float64))
+		}
+	}
+	want := map[string][]float64{
+		sim.VarIlluminance: {before[sim.VarIlluminance] / 2, 0},
+		sim.VarElectricity: {before[sim.VarElectricity] / 2, 0},
+	}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-9, 0)); diff != "" {
+		t.Errorf("the deleted zone's variables as its devices left (-want +got):\n%s", diff)
+	}
 }
 
 func TestReset(t *testing.T) {

@@ -213,6 +213,14 @@ func (x *zoneIndex) reset() {
 	x.few, x.zones = x.few[:0], nil
 }
 
+// retire forgets what the physics noted of a zone being deleted (its
+// lit and noisy flags, its sums), keeping its devices until they leave.
+func (x *zoneIndex) retire(z *Zone) {
+	if e := x.lookup(z); e != nil {
+		e.lit, e.noisy, e.sums.valid = false, false, false
+	}
+}
+
 // forget drops what the index keeps of a deleted zone.
 func (x *zoneIndex) forget(z *Zone) {
 	x.few = slices.DeleteFunc(x.few, func(r zoneRef) bool { return r.z == z })

@@ -63,3 +63,43 @@ func ExampleHome_UpdateClock() {
 	// 01/01/2024-08:00:00 factor 60
 	// 01/01/2024-08:01:00
 }
+
+// A behaviour reads its device's properties through Props: by name, or all
+// of them in name order. Here a user kind's Changed behaviour logs what a
+// client changed, comparing the properties before the change with the
+// device's now.
+func ExampleProps() {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	err := home.Kinds().Register(sim.Kind{
+		Name: "Fan",
+		Properties: []sim.PropertySpec{
+			{Name: "fan.speed", Type: sim.Number, Default: 0.0, Min: 0, Max: 3},
+		},
+		Behavior: sim.Behavior{
+			Changed: func(c *sim.DeviceContext, old sim.Props) {
+				for name, was := range old.All() {
+					if now, _ := c.Props().Get(name); now != was {
+						fmt.Printf("%s: %v -> %v\n", name, was, now)
+					}
+				}
+				fmt.Println("speed now", c.Props().Number("fan.speed"), "of", c.Props().Len(), "properties")
+			},
+		},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if _, err := home.CreateDevice(sim.DeviceSpec{ID: "fan", Type: "Fan"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	off := sim.StateDeactivated
+	if _, err := home.UpdateDevice("fan", sim.DeviceUpdate{State: &off, Properties: map[string]any{"fan.speed": 2}}); err != nil {
+		fmt.Println(err)
+	}
+	// Output:
+	// fan.speed: 0 -> 2
+	// state: activated -> deactivated
+	// speed now 2 of 3 properties
+}

@@ -94,6 +94,28 @@ type DeviceContext struct {
 	changed bool
 }
 
+// contextLocked returns a DeviceContext for a call of d's behaviour, from
+// the home's free list: a large home calls behaviours millions of times a
+// simulated day, and a context each was most of what it allocated. Give
+// it back with releaseContextLocked once the call returned (behaviours
+// must not keep it, see DeviceContext). Calls nest (a behaviour's change
+// can run another's), so the list holds as many as the deepest nesting.
+func (h *Home) contextLocked(d *device, live bool) *DeviceContext {
+	if n := len(h.contexts); n > 0 {
+		c := h.contexts[n-1]
+		h.contexts = h.contexts[:n-1]
+		*c = DeviceContext{h: h, d: d, live: live}
+		return c
+	}
+	return &DeviceContext{h: h, d: d, live: live}
+}
+
+// releaseContextLocked gives c back to the free list.
+func (h *Home) releaseContextLocked(c *DeviceContext) {
+	*c = DeviceContext{}
+	h.contexts = append(h.contexts, c)
+}
+
 // ID returns the device's id.
 func (c *DeviceContext) ID() string { return c.d.ID }
 
@@ -266,7 +288,9 @@ func (c *DeviceContext) After(d time.Duration, fn func(c *DeviceContext)) {
 	t.fire = func(h *Home, _ int64) {
 		h.dropPendingLocked(id, t)
 		if dev, ok := h.devices.get(id); ok {
-			fn(&DeviceContext{h: h, d: dev, live: true})
+			c := h.contextLocked(dev, true)
+			fn(c)
+			h.releaseContextLocked(c)
 		}
 	}
 	if c.h.pending == nil {

@@ -375,7 +375,9 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.retimeLocked(cur)
 	h.settleDeviceLocked(cur, from)
 	if changed != nil {
-		changed(&DeviceContext{h: h, d: cur, live: true}, Props{before})
+		c := h.contextLocked(cur, true)
+		changed(c, Props{before})
+		h.releaseContextLocked(c)
 	}
 	return cur.snapshot(), nil
 }

@@ -68,6 +68,8 @@ type Home struct {
 	slab      slab                // where devices and their heat timers are allocated
 	dirtyHeat []*heatCell         // cells whose temperature is not yet in their zone
 	pending   map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
+	contexts  []*DeviceContext    // free DeviceContexts (see contextLocked)
+	scratch   *stepScratch        // the realistic step's slices; nil until a step
 	scripts   ordered[playerScript]
 
 	env           outdoors

@@ -101,7 +101,9 @@ func (h *Home) startTimersLocked(d *device) {
 		every := max(b.Every.Milliseconds(), 1)
 		d.ticker = &timer{period: every, fire: func(h *Home, at int64) {
 			if !d.faulty {
-				b.Tick(&DeviceContext{h: h, d: d, live: true})
+				c := h.contextLocked(d, true)
+				b.Tick(c)
+				h.releaseContextLocked(c)
 			}
 		}}
 		h.scheduleLocked(d.ticker, h.nowLocked()+every)
@@ -424,9 +426,11 @@ func (h *Home) deriveLocked(d *device) bool {
 	if b.Derive == nil || d.faulty {
 		return false
 	}
-	c := &DeviceContext{h: h, d: d}
+	c := h.contextLocked(d, false)
 	b.Derive(c)
-	return c.changed
+	changed := c.changed
+	h.releaseContextLocked(c)
+	return changed
 }
 
 // personMovedLocked tells the devices watching persons in the zones person
@@ -463,6 +467,8 @@ func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
 		case d.zone == toZ && from != to:
 			motion = MotionEnter
 		}
-		d.kind.Behavior.Persons(&DeviceContext{h: h, d: d, live: true}, PersonMotion{PersonID: p.ID, Motion: motion})
+		c := h.contextLocked(d, true)
+		d.kind.Behavior.Persons(c, PersonMotion{PersonID: p.ID, Motion: motion})
+		h.releaseContextLocked(c)
 	}
 }

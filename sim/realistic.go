@@ -183,6 +183,24 @@ func (h *Home) meterLocked(z *Zone) {
 	h.setVariableLocked(z, VarElectricity, &sum)
 }
 
+// stepScratch holds the slices of stepLocked between steps: a step of a
+// large home would otherwise allocate seven slices of as many entries as
+// zones, 1,440 times a simulated day.
+type stepScratch struct {
+	q, opening, shared, temps, g, gt []float64
+	shapes                           []thermalZone
+}
+
+// grown returns *s resized to n zero entries, reusing its array when it can.
+func grown[T any](s *[]T, n int) []T {
+	if cap(*s) < n {
+		*s = make([]T, n)
+	}
+	*s = (*s)[:n]
+	clear(*s)
+	return *s
+}
+
 // startRealisticLocked schedules the realistic model's step.
 func (h *Home) startRealisticLocked() {
 	t := &timer{period: RealisticStep}
@@ -206,8 +224,12 @@ func (h *Home) stepLocked(at int64) {
 	out := h.env.temperature(at)
 	outLux, _ := h.env.illuminance(at)
 	n := len(zs)
-	q := make([]float64, n)       // W into each zone
-	opening := make([]float64, n) // m² open to the outdoors
+	if h.scratch == nil {
+		h.scratch = new(stepScratch)
+	}
+	sc := h.scratch
+	q := grown(&sc.q, n)             // W into each zone
+	opening := grown(&sc.opening, n) // m² open to the outdoors
 	for i, z := range zs {
 		s := h.inZone.sumsOf(z)
 		q[i], opening[i] = s.power, s.opening
@@ -215,20 +237,20 @@ func (h *Home) stepLocked(at int64) {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}
-	shared := make([]float64, n)
+	shared := grown(&sc.shared, n)
 	contacts := h.contactsLocked()
 	for _, c := range contacts {
 		shared[c.a] += c.length
 		shared[c.b] += c.length
 	}
-	temps := make([]float64, n)
-	shapes := make([]thermalZone, n)
+	temps := grown(&sc.temps, n)
+	shapes := grown(&sc.shapes, n)
 	for i, z := range zs {
 		temps[i] = h.ensureTemperatureLocked(z)
 		shapes[i] = h.shape(z, shared[i])
 	}
-	g := make([]float64, n)  // total conductance, W/K
-	gt := make([]float64, n) // Σ conductance × temperature on the other side, W
+	g := grown(&sc.g, n)   // total conductance, W/K
+	gt := grown(&sc.gt, n) // Σ conductance × temperature on the other side, W
 	for i := range zs {
 		s := &shapes[i]
 		gOut := s.envelope

@@ -47,7 +47,7 @@ type device struct {
 	timer  *timer         // the contract model's periodic heat update
 	ticker *timer         // the behaviour's Tick
 	frozen map[string]any // readings kept while the sensor is faulty
-	props  props          // state and fault among them
+	props  props          // all but state, fault and Location (see Props)
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.

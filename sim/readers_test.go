@@ -1,10 +1,12 @@
 package sim_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/sim"
 )
@@ -54,5 +56,64 @@ func TestReadersDoNotSerialise(t *testing.T) {
 	}
 	if d, _ := h.Device("heater"); d.Name != "radiator" {
 		t.Fatalf("name %q after the update", d.Name)
+	}
+}
+
+// TestViewsShowTheSnapshots checks that EachDevice and ViewDevice show each
+// device as Devices and Device return it: its fields, its stored properties
+// in name order through Props, and its readings (a faulty sensor's frozen
+// one included) replacing the stored values they name.
+func TestViewsShowTheSnapshots(t *testing.T) {
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	mustZone(t, h, sim.ZoneSpec{ID: "kitchen", RightX: 100, BottomY: 100, Variables: map[string]float64{sim.VarTemperature: 295}})
+	mustDevice(t, h, placed("heater", "Heater", 10, 10, map[string]any{"A": "first", "zz": []any{1.0, "two"}}))
+	mustDevice(t, h, placed("thermo", "Thermometer", 20, 20, nil))
+	mustDevice(t, h, placed("frozen", "Thermometer", 30, 30, nil))
+	mustDevice(t, h, sim.DeviceSpec{ID: "outside", Type: "Photometer", Properties: map[string]any{"Location0": true}})
+	if _, err := h.UpdateDevice("frozen", sim.DeviceUpdate{Fault: ptr(sim.FaultYes)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{sim.VarTemperature: ptr(300.0)}}); err != nil {
+		t.Fatal(err)
+	}
+	rebuild := func(d *sim.Device, props sim.Props, readings []sim.Reading) sim.Device {
+		c := *d
+		if c.Properties != nil {
+			t.Errorf("device %s: the view's Properties is not nil", d.ID)
+		}
+		c.Properties = map[string]any{}
+		last := ""
+		for k, v := range props.All() {
+			if k <= last && last != "" {
+				t.Errorf("device %s: property %q after %q", d.ID, k, last)
+			}
+			last = k
+			c.Properties[k] = v
+		}
+		for _, r := range readings {
+			c.Properties[r.Name] = r.Value
+		}
+		return c
+	}
+	var got []sim.Device
+	h.EachDevice(func(d *sim.Device, props sim.Props, readings []sim.Reading) {
+		got = append(got, rebuild(d, props, readings))
+	})
+	want := h.Devices()
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("EachDevice (-Devices +views):\n%s", diff)
+	}
+	for _, w := range want {
+		err := h.ViewDevice(w.ID, func(d *sim.Device, props sim.Props, readings []sim.Reading) {
+			if diff := cmp.Diff(w, rebuild(d, props, readings)); diff != "" {
+				t.Errorf("ViewDevice(%s) (-Device +view):\n%s", w.ID, diff)
+			}
+		})
+		if err != nil {
+			t.Errorf("ViewDevice(%s) = %v", w.ID, err)
+		}
+	}
+	if err := h.ViewDevice("nobody", func(*sim.Device, sim.Props, []sim.Reading) { t.Error("called for an unknown id") }); !errors.Is(err, sim.ErrNotFound) {
+		t.Errorf("ViewDevice(nobody) = %v, want an error wrapping %v", err, sim.ErrNotFound)
 	}
 }

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"bytes"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 
@@ -15,9 +14,8 @@ import (
 var listBuffers = sync.Pool{New: func() any { return new(listBuffer) }}
 
 type listBuffer struct {
-	b    []byte
-	keys []string
-	err  error
+	b   []byte
+	err error
 	// The services arrays written so far, by their first element: a kind's
 	// devices share one array, which the home never writes in place.
 	services map[*string]encodedServices
@@ -45,7 +43,7 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 	}()
 	lb.b, lb.err = append(lb.b[:0], '['), nil
 	first := true
-	s.home.EachDevice(func(d *sim.Device, props sim.Props, readings []sim.Reading) {
+	s.home.EachDevice(func(d *sim.Device, props sim.Props) {
 		if lb.err != nil {
 			return
 		}
@@ -53,7 +51,7 @@ func (s *server) writeDeviceList(w http.ResponseWriter, r *http.Request) {
 			lb.b = append(lb.b, ',')
 		}
 		first = false
-		lb.b, lb.err = lb.appendDevice(lb.b, d, props, readings)
+		lb.b, lb.err = lb.appendDevice(lb.b, d, props)
 	})
 	if lb.err != nil {
 		encode(w, http.StatusOK, s.home.Devices()) // a value jsonfast leaves to encoding/json failed: let it say so
@@ -80,9 +78,9 @@ func (s *server) writeDevice(w http.ResponseWriter, r *http.Request) {
 	defer listBuffers.Put(lb)
 	lb.b, lb.err = lb.b[:0], nil
 	var gen uint64
-	err := s.home.ViewDevice(id, func(d *sim.Device, props sim.Props, readings []sim.Reading) {
+	err := s.home.ViewDevice(id, func(d *sim.Device, props sim.Props) {
 		gen = s.home.Generation() // stable: no change runs while fn does
-		lb.b, lb.err = lb.appendDevice(lb.b, d, props, readings)
+		lb.b, lb.err = lb.appendDevice(lb.b, d, props)
 	})
 	switch {
 	case err != nil:
@@ -128,10 +126,10 @@ func writeJSONBytes(w http.ResponseWriter, b []byte) {
 // jsonContentType is the Content-Type of JSON answers, shared.
 var jsonContentType = []string{"application/json; charset=utf-8"}
 
-// appendDevice appends d, with props for its properties, as encoding/json
-// writes a sim.Device, with the readings in its properties; lb.keys is
-// scratch space.
-func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, props sim.Props, readings []sim.Reading) ([]byte, error) {
+// appendDevice appends d, with props for its properties (as a snapshot
+// shows them, in name order: encoding/json sorts a map's keys the same
+// way), as encoding/json writes a sim.Device.
+func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, props sim.Props) ([]byte, error) {
 	b = append(b, `{"id":`...)
 	b = jsonfast.AppendString(b, d.ID)
 	b = append(b, `,"name":`...)
@@ -161,72 +159,24 @@ func (lb *listBuffer) appendDevice(b []byte, d *sim.Device, props sim.Props, rea
 	b = append(b, `,"services":`...)
 	b = lb.appendServices(b, d.Services)
 	b = append(b, `,"properties":{`...)
-	joined := 0 // readings that replace a property rather than join them
-	for _, r := range readings {
-		if _, ok := props.Get(r.Name); ok {
-			joined++
-		}
-	}
-	var err error
-	if joined == len(readings) {
-		// The usual case: the properties, in name order, are the keys.
-		for i := range props.Len() {
-			if k := props.Name(i); k == sim.PropLocation {
-				b = appendLocation(b, i == 0, d.Location) // without making the string an any
-			} else {
-				_, v := props.At(i)
-				if b, err = appendProperty(b, i == 0, k, v, readings); err != nil {
-					return b, err
-				}
-			}
-		}
-		return append(b, "}}"...), nil
-	}
-	keys := lb.keys[:0]
 	for i := range props.Len() {
-		keys = append(keys, props.Name(i))
-	}
-	for _, r := range readings {
-		if _, ok := props.Get(r.Name); !ok {
-			keys = append(keys, r.Name)
+		if i > 0 {
+			b = append(b, ',')
 		}
-	}
-	slices.Sort(keys)
-	lb.keys = keys // kept for the next device
-	for i, k := range keys {
-		v, _ := props.Get(k)
-		if b, err = appendProperty(b, i == 0, k, v, readings); err != nil {
+		k := props.Name(i)
+		b = jsonfast.AppendString(b, k)
+		b = append(b, ':')
+		if k == sim.PropLocation {
+			b = jsonfast.AppendString(b, d.Location) // without making the string an any
+			continue
+		}
+		_, v := props.At(i)
+		var err error
+		if b, err = jsonfast.Append(b, v); err != nil {
 			return b, err
 		}
 	}
 	return append(b, "}}"...), nil
-}
-
-// appendLocation appends the Location property, loc, after a comma unless
-// first.
-func appendLocation(b []byte, first bool, loc string) []byte {
-	if !first {
-		b = append(b, ',')
-	}
-	b = append(b, `"Location":`...)
-	return jsonfast.AppendString(b, loc)
-}
-
-// appendProperty appends the property k of value v, or of the reading of
-// that name if there is one, after a comma unless first.
-func appendProperty(b []byte, first bool, k string, v any, readings []sim.Reading) ([]byte, error) {
-	if !first {
-		b = append(b, ',')
-	}
-	b = jsonfast.AppendString(b, k)
-	b = append(b, ':')
-	for _, r := range readings {
-		if r.Name == k {
-			v = r.Value
-			break
-		}
-	}
-	return jsonfast.Append(b, v)
 }
 
 // appendServices appends the services array ss, written once per array.

@@ -58,10 +58,7 @@ func slowChain(t *testing.T, cfg mediation.Config, tokens chan struct{}) (*media
 	cfg.Registry = gatedRegistry(t, s, tokens)
 	e := mediation.NewEngine(cfg)
 	ch := build(t, e, "c", adp("rest-in", "in", nil), med("gate", "g", nil), adp("sink", "out", nil),
-		func(ch *mediation.Chain) error {
-			_, err := ch.Bind("in:out", "g:in", "queue", map[string]any{"capacity": 1.0})
-			return err
-		},
+		queueBind("in:out", "g:in", 1),
 		bind("g:out", "out:in", ""), start)
 	return e, ch
 }

@@ -238,10 +238,7 @@ func TestQueueFIFOParallelSenders(t *testing.T) {
 	e := newTestEngine(t, s)
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("passthrough", "p", nil), adp("sink", "o", nil),
 		bind("src:out", "p:in", ""),
-		func(ch *mediation.Chain) error {
-			_, err := ch.Bind("p:out", "o:in", "queue", map[string]any{"capacity": 8.0})
-			return err
-		}, start)
+		queueBind("p:out", "o:in", 8), start)
 	var wg sync.WaitGroup
 	var most atomic.Int64
 	for i := range senders {
@@ -284,10 +281,7 @@ func TestQueueRoomInSteps(t *testing.T) {
 		e := mediation.NewEngine(mediation.Config{Registry: gatedRegistry(t, s, tokens)})
 		defer e.Close()
 		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), adp("sink", "o", nil),
-			func(ch *mediation.Chain) error {
-				_, err := ch.Bind("a:out", "g:in", "queue", map[string]any{"capacity": 16.0})
-				return err
-			},
+			queueBind("a:out", "g:in", 16),
 			bind("g:out", "o:in", ""), start)
 		send := func(i int) {
 			t.Helper()

@@ -109,6 +109,22 @@ func bind(from, to, linker string) step {
 
 func start(ch *mediation.Chain) error { return ch.Start() }
 
+// queueBind binds from to to with a queue of the given capacity.
+func queueBind(from, to string, capacity float64) step {
+	return func(ch *mediation.Chain) error {
+		_, err := ch.Bind(from, to, "queue", map[string]any{"capacity": capacity})
+		return err
+	}
+}
+
+// must fails the test on err.
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // build creates chain id and applies the steps, failing the test on error.
 func build(t testing.TB, e *mediation.Engine, id string, steps ...step) *mediation.Chain {
 	t.Helper()

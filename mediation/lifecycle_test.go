@@ -133,10 +133,7 @@ func TestBackpressure(t *testing.T) {
 		e := mediation.NewEngine(mediation.Config{Registry: gatedRegistry(t, s, tokens)})
 		defer e.Close()
 		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), adp("sink", "o", nil),
-			func(ch *mediation.Chain) error {
-				_, err := ch.Bind("a:out", "g:in", "queue", map[string]any{"capacity": 2.0})
-				return err
-			},
+			queueBind("a:out", "g:in", 2),
 			bind("g:out", "o:in", ""), start)
 		// Message 0 is in the gate and still counts, 1 fills the queue: the third Send blocks.
 		var returned [4]bool
@@ -178,10 +175,7 @@ func TestStopReleasesWaitingSenders(t *testing.T) {
 		defer e.Close()
 		ch := build(t, e, "c", adp("rest-in", "a", nil), med("passthrough", "p", nil), med("gate", "g", nil), adp("sink", "o", nil),
 			bind("a:out", "p:in", ""),
-			func(ch *mediation.Chain) error {
-				_, err := ch.Bind("p:out", "g:in", "queue", map[string]any{"capacity": 2.0})
-				return err
-			},
+			queueBind("p:out", "g:in", 2),
 			bind("g:out", "o:in", ""), start)
 		sendErr := make(chan error, 4)
 		go func() {

@@ -19,14 +19,6 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
-// queueBind binds from to to with a queue of the given capacity.
-func queueBind(from, to string, capacity float64) step {
-	return func(ch *mediation.Chain) error {
-		_, err := ch.Bind(from, to, "queue", map[string]any{"capacity": capacity})
-		return err
-	}
-}
-
 // registerStatefulPass registers "spass", a stateful passthrough.
 func registerStatefulPass(t *testing.T, r *mediation.Registry) {
 	register(t, r, mediation.Type{Name: "spass", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
@@ -134,30 +126,24 @@ func TestStressLosslessOrder(t *testing.T) {
 			runtime.Gosched()
 		}
 	})
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	p, pOther, q, qOther := "p1", "p2", "s1", "s2"
 	for i := range rounds {
 		switch i % 5 {
 		case 0:
-			must(ch.Replace(p, pOther))
+			must(t, ch.Replace(p, pOther))
 			p, pOther = pOther, p
 		case 1:
-			must(ch.Stop())
-			must(ch.Start())
+			must(t, ch.Stop())
+			must(t, ch.Start())
 		case 2:
-			must(ch.Replace(q, qOther))
+			must(t, ch.Replace(q, qOther))
 			q, qOther = qOther, q
 		case 3:
 			_, err := ch.UpdateProperties("en", map[string]any{"n": float64(i)})
-			must(err)
+			must(t, err)
 		case 4:
 			_, err := ch.UpdateProperties(q, map[string]any{"round": float64(i)})
-			must(err)
+			must(t, err)
 		}
 		awaitProgress(t, total, 30)
 	}
@@ -220,36 +206,30 @@ func TestStressAccounting(t *testing.T) {
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	_, total := startSenders(t, ch, "src", senders, stop, &wg)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	cur, other := "p1", "p2"
 	for i := range rounds {
 		switch i % 5 {
 		case 0:
-			must(ch.Replace(cur, other))
+			must(t, ch.Replace(cur, other))
 			cur, other = other, cur
 		case 1:
-			must(ch.Stop())
-			must(ch.Start())
+			must(t, ch.Stop())
+			must(t, ch.Start())
 		case 2:
-			must(ch.Unbind(cur+":out", "en:in"))
+			must(t, ch.Unbind(cur+":out", "en:in"))
 			runtime.Gosched()
 			_, err := ch.Bind(cur+":out", "en:in", "", nil)
-			must(err)
+			must(t, err)
 		case 3:
 			_, err := ch.UpdateProperties("en", map[string]any{"n": float64(i)})
-			must(err)
+			must(t, err)
 		case 4:
-			must(ch.RemoveComponent("", "x"))
+			must(t, ch.RemoveComponent("", "x"))
 			runtime.Gosched()
 			_, err := ch.AddAdapter("console", "x", nil)
-			must(err)
+			must(t, err)
 			_, err = ch.Bind("src:out", "x:in", "", nil)
-			must(err)
+			must(t, err)
 		}
 		awaitProgress(t, total, 30)
 	}

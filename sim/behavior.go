@@ -121,7 +121,7 @@ func (c *DeviceContext) ID() string { return c.d.ID }
 
 // Props returns the device's properties. They are the device's own: read
 // them, and change them only with Set.
-func (c *DeviceContext) Props() Props { return Props{c.d} }
+func (c *DeviceContext) Props() Props { return Props{d: c.d} }
 
 // Active reports whether the device is activated.
 func (c *DeviceContext) Active() bool { return c.d.active }

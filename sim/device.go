@@ -61,6 +61,7 @@ type device struct {
 	active      bool // state is "activated"
 	faulty      bool // fault is "yes"
 	sensesLight bool // a property follows the zone's Illuminance
+	follows     bool // a property follows a zone variable: see Props.stored
 }
 
 // location returns the id of the zone holding the device, "" outside
@@ -108,18 +109,13 @@ func (d *device) snapshot() Device {
 }
 
 // snapshotProperties returns the device's properties as clients see them,
-// with its live readings: a copy.
+// with its live readings: a deep copy.
 func (d *device) snapshotProperties() map[string]any {
-	m := d.props.toMap()
-	for _, j := range d.order() {
-		if j < 0 {
-			m[fieldNames[-j-1]] = d.fieldValue(fieldNames[-j-1])
-		}
-	}
-	for _, spec := range d.kind.Properties {
-		if spec.Follows != "" {
-			m[spec.Name] = d.reading(spec)
-		}
+	p := Props{d, true}
+	m := make(map[string]any, p.Len())
+	for i := range p.Len() {
+		k, v := p.At(i)
+		m[k] = cloneValue(v)
 	}
 	return m
 }
@@ -198,6 +194,9 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	kind := entry.view(h.physics)
 	d := &device{entry: entry, kind: kind, ID: spec.ID, Name: spec.Name,
 		PositionX: -1, PositionY: -1, active: true}
+	for _, p := range kind.Properties {
+		d.follows = d.follows || p.Follows != ""
+	}
 	initial := make(map[string]any, len(kind.Properties))
 	for _, p := range kind.Properties {
 		initial[p.Name] = p.Default
@@ -266,85 +265,51 @@ func (h *Home) Devices() []Device {
 	return out
 }
 
-// Reading is a property value that a device's snapshot computes rather than
-// stores: a sensor reading that follows its zone's variable. Reading is a
-// plain value, safe for concurrent use as long as nobody modifies it.
-type Reading struct {
-	Name  string
-	Value any
-}
-
 // EachDevice calls fn with each device, in creation order, as [Home.Devices]
 // would return it, without copying it: d holds the device but for its
-// properties (d.Properties is nil), props the stored properties in name
-// order, and readings the values that replace or join them (the sensor
-// readings that follow their zone). fn runs under the home's lock: it must
-// not keep d, props, readings or anything they hold, nor call the home. The
-// lock is shared with other readers: many may run at once. It serves the
-// encoders that write every device, where copying each was most of the
-// cost.
-func (h *Home) EachDevice(fn func(d *Device, props Props, readings []Reading)) {
-	v := views.Get().(*deviceView)
-	defer v.put()
+// properties (d.Properties is nil), props its properties in name order, as
+// a snapshot shows them (sensor readings included). fn runs under the
+// home's lock: it must not keep d, props or anything they hold, nor call
+// the home. The lock is shared with other readers: many may run at once.
+// It serves the encoders that write every device, where copying each was
+// most of the cost.
+func (h *Home) EachDevice(fn func(d *Device, props Props)) {
+	v := views.Get().(*Device)
+	defer putView(v)
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	for _, d := range h.devices.list {
-		v.show(d)
-		fn(&v.d, Props{d}, v.rs)
+		d.view(v)
+		fn(v, Props{d, true})
 	}
 }
 
-// deviceView is the scratch space of EachDevice and ViewDevice.
-type deviceView struct {
-	d   Device
-	rs  []Reading
-	buf [4]Reading
-}
+// views keeps the Devices that EachDevice and ViewDevice fill, between
+// calls.
+var views = sync.Pool{New: func() any { return new(Device) }}
 
-// views keeps deviceViews between calls.
-var views = sync.Pool{New: func() any {
-	v := new(deviceView)
-	v.rs = v.buf[:0]
-	return v
-}}
-
-// show sets v to d.
-func (v *deviceView) show(d *device) {
-	d.view(&v.d)
-	v.rs = v.rs[:0]
-	for _, spec := range d.kind.Properties {
-		if spec.Follows != "" {
-			v.rs = append(v.rs, Reading{Name: spec.Name, Value: d.reading(spec)})
-		}
-	}
-}
-
-// put returns v to views, holding nothing of a home.
-func (v *deviceView) put() {
-	v.d = Device{}
-	clear(v.rs)
-	if cap(v.rs) > 64 {
-		v.rs = v.buf[:0]
-	}
+// putView returns v to views, holding nothing of a home.
+func putView(v *Device) {
+	*v = Device{}
 	views.Put(v)
 }
 
 // ViewDevice calls fn with the device id as [Home.Device] would return it,
 // without copying it, as [Home.EachDevice] does; it returns an error of kind
 // [ErrNotFound] (fn is not called) for an unknown id. fn runs under the
-// home's lock: it must not keep d, props, readings or anything they hold,
-// nor call the home.
-func (h *Home) ViewDevice(id string, fn func(d *Device, props Props, readings []Reading)) error {
+// home's lock: it must not keep d, props or anything they hold, nor call
+// the home.
+func (h *Home) ViewDevice(id string, fn func(d *Device, props Props)) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	d, ok := h.devices.get(id)
 	if !ok {
 		return notFoundf("device %q does not exist", truncate(id))
 	}
-	v := views.Get().(*deviceView)
-	defer v.put()
-	v.show(d)
-	fn(&v.d, Props{d}, v.rs)
+	v := views.Get().(*Device)
+	defer putView(v)
+	d.view(v)
+	fn(v, Props{d, true})
 	return nil
 }
 
@@ -376,7 +341,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.settleDeviceLocked(cur, from)
 	if changed != nil {
 		c := h.contextLocked(cur, true)
-		changed(c, Props{before})
+		changed(c, Props{d: before})
 		h.releaseContextLocked(c)
 	}
 	return cur.snapshot(), nil

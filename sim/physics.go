@@ -57,7 +57,7 @@ func (d *device) refresh() {
 	if !d.active {
 		return
 	}
-	b, p := &d.kind.Behavior, Props{d}
+	b, p := &d.kind.Behavior, Props{d: d}
 	if b.Heat != nil {
 		d.heat = finite(b.Heat(p))
 	}
@@ -85,7 +85,7 @@ func (d *device) period() (int64, bool) {
 	if b.Heat == nil || b.PeriodProperty == "" {
 		return 0, false
 	}
-	return int64(Props{d}.Number(b.PeriodProperty)), true
+	return int64(Props{d: d}.Number(b.PeriodProperty)), true
 }
 
 // startTimersLocked schedules what runs on simulated time for a new device:

@@ -285,21 +285,32 @@ func (p props) clone() props {
 	return p
 }
 
-// toMap returns the properties as a map, values deep-copied.
-func (p *props) toMap() map[string]any {
-	m := make(map[string]any, len(p.vals))
-	for i, v := range p.vals {
-		m[p.names.s[i]] = cloneValue(v)
-	}
-	return m
-}
-
 // Props is a read-only view of a device's properties. Numbers are float64.
 // A Props is valid for the length of the call that received it: do not
 // keep it. It is not safe for concurrent use with changes to its device,
 // which the home's lock keeps apart.
+//
+// The Props of [Home.EachDevice] and [Home.ViewDevice] show the device as
+// a snapshot does: a sensor's properties that follow a variable of its
+// zone hold its reading. A behaviour's ([DeviceContext.Props], the old
+// properties of Changed) hold what the device stores.
 type Props struct {
-	d *device
+	d    *device
+	live bool // readings in place of the stored values
+}
+
+// stored returns the value of d's j-th stored property, or, when live,
+// its reading if it follows a zone variable.
+func (p Props) stored(j int) any {
+	if p.live && p.d.follows {
+		name := p.d.props.names.s[j]
+		for _, spec := range p.d.kind.Properties {
+			if spec.Follows != "" && spec.Name == name {
+				return p.d.reading(spec)
+			}
+		}
+	}
+	return p.d.props.vals[j]
 }
 
 // order returns d's properties in name order, as propNames.order does.
@@ -340,7 +351,10 @@ func (p Props) Get(name string) (any, bool) {
 	case name == PropState, name == PropFault, name == PropLocation:
 		return p.d.fieldValue(name), true
 	}
-	return p.d.props.get(name)
+	if j := p.d.props.index(name); j >= 0 {
+		return p.stored(j), true
+	}
+	return nil, false
 }
 
 // Len returns the number of properties.
@@ -360,7 +374,7 @@ func (p Props) At(i int) (name string, value any) {
 		name = fieldNames[-j-1]
 		return name, p.d.fieldValue(name)
 	}
-	return p.d.props.names.s[j], p.d.props.vals[j]
+	return p.d.props.names.s[j], p.stored(int(j))
 }
 
 // Name returns the name of the i-th property in name order, for

@@ -20,7 +20,7 @@ func TestReadersDoNotSerialise(t *testing.T) {
 	mustZone(t, h, rect("kitchen", 0, 0, 100, 100))
 	mustDevice(t, h, placed("heater", "Heater", 10, 10, nil))
 	inside, release := make(chan struct{}), make(chan struct{})
-	go h.ViewDevice("heater", func(*sim.Device, sim.Props, []sim.Reading) {
+	go h.ViewDevice("heater", func(*sim.Device, sim.Props) {
 		close(inside)
 		<-release
 	})
@@ -60,9 +60,9 @@ func TestReadersDoNotSerialise(t *testing.T) {
 }
 
 // TestViewsShowTheSnapshots checks that EachDevice and ViewDevice show each
-// device as Devices and Device return it: its fields, its stored properties
-// in name order through Props, and its readings (a faulty sensor's frozen
-// one included) replacing the stored values they name.
+// device as Devices and Device return it: its fields, and through Props its
+// properties in name order, sensor readings (a faulty sensor's frozen one
+// included) in place of the stored values.
 func TestViewsShowTheSnapshots(t *testing.T) {
 	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
 	mustZone(t, h, sim.ZoneSpec{ID: "kitchen", RightX: 100, BottomY: 100, Variables: map[string]float64{sim.VarTemperature: 295}})
@@ -76,7 +76,7 @@ func TestViewsShowTheSnapshots(t *testing.T) {
 	if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{sim.VarTemperature: ptr(300.0)}}); err != nil {
 		t.Fatal(err)
 	}
-	rebuild := func(d *sim.Device, props sim.Props, readings []sim.Reading) sim.Device {
+	rebuild := func(d *sim.Device, props sim.Props) sim.Device {
 		c := *d
 		if c.Properties != nil {
 			t.Errorf("device %s: the view's Properties is not nil", d.ID)
@@ -90,22 +90,26 @@ func TestViewsShowTheSnapshots(t *testing.T) {
 			last = k
 			c.Properties[k] = v
 		}
-		for _, r := range readings {
-			c.Properties[r.Name] = r.Value
-		}
 		return c
 	}
+	for id, want := range map[string]any{"thermo": 300.0, "frozen": 295.0, "heater": nil} {
+		h.ViewDevice(id, func(_ *sim.Device, props sim.Props) {
+			if got, _ := props.Get(sim.PropCurrentTemperature); got != want {
+				t.Errorf("%s: %s = %v, want %v", id, sim.PropCurrentTemperature, got, want)
+			}
+		})
+	}
 	var got []sim.Device
-	h.EachDevice(func(d *sim.Device, props sim.Props, readings []sim.Reading) {
-		got = append(got, rebuild(d, props, readings))
+	h.EachDevice(func(d *sim.Device, props sim.Props) {
+		got = append(got, rebuild(d, props))
 	})
 	want := h.Devices()
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("EachDevice (-Devices +views):\n%s", diff)
 	}
 	for _, w := range want {
-		err := h.ViewDevice(w.ID, func(d *sim.Device, props sim.Props, readings []sim.Reading) {
-			if diff := cmp.Diff(w, rebuild(d, props, readings)); diff != "" {
+		err := h.ViewDevice(w.ID, func(d *sim.Device, props sim.Props) {
+			if diff := cmp.Diff(w, rebuild(d, props)); diff != "" {
 				t.Errorf("ViewDevice(%s) (-Device +view):\n%s", w.ID, diff)
 			}
 		})
@@ -113,7 +117,7 @@ func TestViewsShowTheSnapshots(t *testing.T) {
 			t.Errorf("ViewDevice(%s) = %v", w.ID, err)
 		}
 	}
-	if err := h.ViewDevice("nobody", func(*sim.Device, sim.Props, []sim.Reading) { t.Error("called for an unknown id") }); !errors.Is(err, sim.ErrNotFound) {
+	if err := h.ViewDevice("nobody", func(*sim.Device, sim.Props) { t.Error("called for an unknown id") }); !errors.Is(err, sim.ErrNotFound) {
 		t.Errorf("ViewDevice(nobody) = %v, want an error wrapping %v", err, sim.ErrNotFound)
 	}
 }

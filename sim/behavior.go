@@ -163,7 +163,7 @@ func (c *DeviceContext) Set(name string, v any) error {
 	c.d.props.set(name, v)
 	c.changed = true
 	if c.live {
-		c.d.refresh()
+		recount := c.d.refresh()
 		if c.h.watchedLocked() {
 			s := c.d.snapshot()
 			t := EventDevicePropertyUpdated
@@ -172,7 +172,7 @@ func (c *DeviceContext) Set(name string, v any) error {
 			}
 			c.h.publishLocked(Event{Type: t, DeviceID: c.d.ID, Device: &s, Property: name, Value: cloneValue(v), OldValue: cloneValue(old)})
 		}
-		c.h.settleDeviceLocked(c.d, c.d.zone)
+		c.h.settleDeviceLocked(c.d, c.d.zone, recount)
 	}
 	return nil
 }

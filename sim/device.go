@@ -231,14 +231,14 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	h.placeDeviceLocked(d)
 	d.refresh()
 	// Valid: it moves to the slab (a failed creation takes no room there).
-	sd := h.slab.device()
+	sd := h.slab.device(d.zone)
 	*sd = *d
 	d = sd
 	h.devices.add(d.ID, d)
 	h.inZone.add(d)
 	h.publishDeviceLocked(EventDeviceAdded, d)
 	h.startTimersLocked(d)
-	h.settleDeviceLocked(d, nil)
+	h.settleDeviceLocked(d, nil, true)
 	return d.snapshot(), nil
 }
 
@@ -338,7 +338,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.inZone.moved(cur, from)
 	h.publishDeviceDiffLocked(old, cur)
 	h.retimeLocked(cur)
-	h.settleDeviceLocked(cur, from)
+	h.settleDeviceLocked(cur, from, true)
 	if changed != nil {
 		c := h.contextLocked(cur, true)
 		changed(c, Props{d: before})
@@ -433,7 +433,7 @@ func (h *Home) DeleteDevice(id string) error {
 	h.inZone.delete(d, d.zone)
 	h.cancelDeviceTimersLocked(d)
 	h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: id})
-	h.settleZoneEffectsLocked(d, d.zone)
+	h.settleZoneEffectsLocked(d, d.zone, true)
 	return nil
 }
 

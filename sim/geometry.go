@@ -86,6 +86,6 @@ func (h *Home) relocateAllLocked() {
 		if changed && watched {
 			h.publishDeviceDiffLocked(old, d)
 		}
-		h.settleDeviceLocked(d, from)
+		h.settleDeviceLocked(d, from, true)
 	}
 }

@@ -49,8 +49,22 @@ func finite(f float64) float64 {
 }
 
 // refresh recomputes what the physics caches from the device's properties
-// and state. Call it after any change to them.
-func (d *device) refresh() {
+// and state. Call it after any change to them. It reports whether what its
+// zone's sums count of it (see zoneIndex.sumsOf) changed: heat,
+// consumption, opening or flux, to the bit.
+func (d *device) refresh() (recount bool) {
+	was := d.counted()
+	d.recompute()
+	return d.counted() != was
+}
+
+// counted returns what the zone's sums count of the device, as bits.
+func (d *device) counted() [4]uint64 {
+	return [4]uint64{math.Float64bits(d.heat), math.Float64bits(d.consumption), math.Float64bits(d.opening), math.Float64bits(d.flux)}
+}
+
+// recompute does the work of refresh.
+func (d *device) recompute() {
 	d.heat, d.light, d.consumption, d.opening, d.noise = 0, 0, 0, 0, math.Inf(-1)
 	d.sensesLight = d.followsVariable(VarIlluminance)
 	d.flux = 0
@@ -382,8 +396,10 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 // settleDeviceLocked applies the effects of a device that was added, changed
 // or moved out of zone from: the zone's temperature appears when a
 // thermometer first needs it, and the zones it left and entered are
-// relit, renoised and rebalanced.
-func (h *Home) settleDeviceLocked(d *device, from *Zone) {
+// relit, renoised and rebalanced. recount is false when the device stayed
+// in its zone and what the zone's sums count of it did not change (see
+// refresh): the sums are then kept.
+func (h *Home) settleDeviceLocked(d *device, from *Zone, recount bool) {
 	if t := d.timer; t != nil {
 		t.heatPower = d.heat
 		if c := t.heatCell; c != nil && c.z != d.zone {
@@ -394,18 +410,21 @@ func (h *Home) settleDeviceLocked(d *device, from *Zone) {
 		h.ensureTemperatureLocked(d.zone)
 	}
 	if from != d.zone {
-		h.settleZoneEffectsLocked(d, from)
+		recount = true
+		h.settleZoneEffectsLocked(d, from, true)
 	}
-	h.settleZoneEffectsLocked(d, d.zone)
+	h.settleZoneEffectsLocked(d, d.zone, recount)
 }
 
 // settleZoneEffectsLocked recomputes the variables of zone z that device d
-// has a part in.
-func (h *Home) settleZoneEffectsLocked(d *device, z *Zone) {
+// has a part in, and, with recount, marks its sums to be added up again.
+func (h *Home) settleZoneEffectsLocked(d *device, z *Zone, recount bool) {
 	if z == nil {
 		return
 	}
-	h.inZone.changed(z)
+	if recount {
+		h.inZone.changed(z)
+	}
 	b := &d.kind.Behavior
 	if b.Light != nil || d.sensesLight {
 		h.relightLocked(z)

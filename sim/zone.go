@@ -282,6 +282,7 @@ func (h *Home) DeleteZone(id string) error {
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
 	h.relocateAllLocked() // its devices leave it one by one, as ever
 	h.inZone.forget(z)
+	h.slab.forget(z)
 	return nil
 }
 

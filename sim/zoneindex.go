@@ -239,32 +239,73 @@ func cmpUint(a, b uint64) int {
 
 // slab allocates devices and their heat timers in chunks, so that those
 // made one after the other lie one after the other in memory: the heat
-// updates of a large home walk them in creation order, and a walk through
-// contiguous memory is several times faster than one through scattered
-// objects once the home outgrows the processor's caches. A chunk stays
-// alive while any of its devices does. The first slabAfter devices and
-// timers are allocated one by one, so a small home wastes nothing.
+// updates of a large home walk the timers in creation order, and a walk
+// through contiguous memory is several times faster than one through
+// scattered objects once the home outgrows the processor's caches. A
+// device placed in a zone comes from a chunk of that zone's, so that the
+// devices of a zone lie together whatever order they were made in: what
+// visits a zone (a person's move, its sums, its light) then reads a few
+// pages instead of one per device. A zone's chunks start small and double
+// (zoneChunkMin to slabChunk devices), so that a zone wastes at most about
+// as many slots as it has devices. A chunk stays alive while any of its
+// devices does. The first slabAfter devices and timers are allocated one
+// by one, so a small home wastes nothing.
 type slab struct {
 	n       int // allocated so far
 	devices []device
 	timers  []timer
+	zones   map[*Zone]*zoneChunk // the current chunk of each zone that has one
+}
+
+// zoneChunk is what is left of a zone's current chunk of devices, and the
+// size of its next one.
+type zoneChunk struct {
+	free []device
+	next int
 }
 
 const (
-	slabChunk = 64
-	slabAfter = 256
+	slabChunk    = 64
+	slabAfter    = 256
+	zoneChunkMin = 4
 )
 
-func (s *slab) device() *device {
+// device returns a zeroed device, for zone z (nil: none).
+func (s *slab) device(z *Zone) *device {
 	if s.n++; s.n <= slabAfter {
 		return new(device)
 	}
-	if len(s.devices) == 0 {
-		s.devices = make([]device, slabChunk)
+	free := &s.devices
+	size := slabChunk
+	if z != nil {
+		c := s.zones[z]
+		if c == nil {
+			if s.zones == nil {
+				s.zones = make(map[*Zone]*zoneChunk)
+			}
+			c = &zoneChunk{next: zoneChunkMin}
+			s.zones[z] = c
+		}
+		free = &c.free
+		if len(c.free) == 0 {
+			size, c.next = c.next, min(2*c.next, slabChunk)
+		}
 	}
-	d := &s.devices[0]
-	s.devices = s.devices[1:]
+	if len(*free) == 0 {
+		*free = make([]device, size)
+	}
+	d := &(*free)[0]
+	*free = (*free)[1:]
 	return d
+}
+
+// forget drops zone z's chunk (the zone is deleted); nil: every zone's.
+func (s *slab) forget(z *Zone) {
+	if z == nil {
+		clear(s.zones)
+	} else {
+		delete(s.zones, z)
+	}
 }
 
 func (s *slab) timer() *timer {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/benbjohnson/clock"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -18,7 +19,18 @@ import (
 // walk's.
 func TestZoneIndex(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
+	// A heater that persons switch on: its behaviour's Set changes what its
+	// zone's sums count, where a presence sensor's leaves it unchanged.
+	kinds := NewKindRegistry()
+	if err := kinds.Register(Kind{Name: "GreetingHeater", Service: "test.GreetingHeater",
+		Properties: []PropertySpec{{Name: "power", Type: Number, Default: 0.0, Min: 0, Max: 5000}},
+		Behavior: Behavior{
+			Heat:    func(p Props) float64 { return p.Number("power") },
+			Persons: func(c *DeviceContext, _ PersonMotion) { c.Set("power", 100*float64(c.PersonCount())) },
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic, Kinds: kinds})
 	pos := func() *int { v := r.IntN(400); return &v }
 	filed := 0   // steps with devices in zones
 	counted := 0 // steps with persons counted by the map
@@ -131,7 +143,7 @@ func TestZoneIndex(t *testing.T) {
 		case 2:
 			h.DeleteZone(zone)
 		case 3, 4:
-			typ := []string{"Heater", "DimmerLight", "DoorWindowSensor", "Thermometer", "PresenceSensor", "MotionSensor"}[r.IntN(6)]
+			typ := []string{"Heater", "DimmerLight", "DoorWindowSensor", "Thermometer", "PresenceSensor", "MotionSensor", "GreetingHeater"}[r.IntN(7)]
 			h.CreateDevice(DeviceSpec{ID: dev, Type: typ, PositionX: pos(), PositionY: pos()})
 		case 5, 6:
 			h.UpdateDevice(dev, DeviceUpdate{PositionX: pos(), PositionY: pos()})
@@ -152,5 +164,66 @@ func TestZoneIndex(t *testing.T) {
 	}
 	if filed < 1000 {
 		t.Fatalf("only %d steps of 3000 had devices in zones", filed)
+	}
+}
+
+// TestSlabGroupsZones checks that past the first slabAfter devices, those
+// of one zone come from chunks of that zone, one after the other in memory
+// whatever order the zones' devices were made in, in chunks that double;
+// and that a deleted zone, or a reset, leaves no chunk behind.
+func TestSlabGroupsZones(t *testing.T) {
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+	for _, id := range []string{"a", "b"} {
+		x := 0
+		if id == "b" {
+			x = 100
+		}
+		if _, err := h.CreateZone(ZoneSpec{ID: id, LeftX: x, TopY: 0, RightX: x + 50, BottomY: 50}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	create := func(id string, x int) *device {
+		t.Helper()
+		if _, err := h.CreateDevice(DeviceSpec{ID: id, Type: "PresenceSensor", PositionX: &x, PositionY: new(10)}); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := h.devices.get(id)
+		return d
+	}
+	for i := range slabAfter {
+		create(fmt.Sprintf("out%d", i), 500) // outside every zone, allocated one by one
+	}
+	var inA []*device
+	for i := range 12 { // a and b in turn
+		inA = append(inA, create(fmt.Sprintf("a%d", i), 10))
+		create(fmt.Sprintf("b%d", i), 110)
+	}
+	size := unsafe.Sizeof(device{})
+	var runs []int // lengths of the runs of a's devices adjacent in memory
+	run := 1
+	for i := 1; i < len(inA); i++ {
+		if uintptr(unsafe.Pointer(inA[i])) == uintptr(unsafe.Pointer(inA[i-1]))+size {
+			run++
+		} else {
+			runs = append(runs, run)
+			run = 1
+		}
+	}
+	runs = append(runs, run)
+	if diff := gocmp.Diff([]int{zoneChunkMin, 2 * zoneChunkMin}, runs); diff != "" {
+		t.Errorf("zone a's devices lie in runs (-want +got):\n%s", diff)
+	}
+	if len(h.slab.zones) != 2 {
+		t.Fatalf("the slab has chunks for %d zones, want 2", len(h.slab.zones))
+	}
+	if err := h.DeleteZone("a"); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.slab.zones) != 1 {
+		t.Errorf("after a zone's deletion, the slab has chunks for %d zones, want 1", len(h.slab.zones))
+	}
+	h.Reset()
+	if len(h.slab.zones) != 0 {
+		t.Errorf("after a reset, the slab has chunks for %d zones, want none", len(h.slab.zones))
 	}
 }

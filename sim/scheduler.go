@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"math"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -262,19 +263,35 @@ func (h *Home) shiftTimersLocked(d int64) {
 // timer runs, the home's time reads as the timer's time, so what it changes
 // is stamped with the time it was scheduled for.
 //
+// With hold > 0, it runs max timers at a time until it has held the lock
+// for hold of real time, and stops then instead: a caller that lets others
+// in every so often, as Advance does, flushes the heat cells no more often
+// than that.
+//
 // With coalesce (the live driver), a periodic timer that fell due several
 // times runs once, at the last of those times, over the whole span (see
 // [Home.Run]); otherwise ([Home.Advance]) it runs once per period. h.span is
 // the span, in simulated ms, of the periodic run in progress.
-func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
+func (h *Home) runDueLocked(until int64, max int, hold time.Duration, coalesce bool) bool {
 	defer h.flushHeatLocked()
-	for n := 0; ; n++ {
+	var start time.Time
+	if max > 0 && hold > 0 {
+		start = time.Now() // real time: how long the lock is held, not simulated time
+	}
+	left := max // timers to run before the next look at the time
+	if max <= 0 {
+		left = math.MaxInt // no limit
+	}
+	for {
 		s := h.timers.first()
 		if s == nil || s.at > until {
 			return false
 		}
-		if max > 0 && n == max {
-			return true
+		if left--; left == -1 {
+			if hold <= 0 || time.Since(start) >= hold {
+				return true
+			}
+			left = max - 1
 		}
 		t := h.timers.take(s)
 		at := t.at
@@ -320,6 +337,11 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 // involved, so a test can run a simulated day in a fraction of a second, the
 // same way every time. Advance works whether the clock is paused or not. A
 // negative d is an error of kind [ErrInvalid].
+//
+// Advance lets other callers in every [AdvanceHold] of real time: a reader
+// (a REST server over the same home, say) waits for a batch of updates,
+// never for the whole span. In between, the home's time reads as the time
+// of the last timer run, as it does while a timer runs.
 func (h *Home) Advance(d time.Duration) error {
 	if d < 0 {
 		return invalidf("cannot advance by a negative duration (%v)", d)
@@ -328,7 +350,12 @@ func (h *Home) Advance(d time.Duration) error {
 	h.lockChange()
 	defer h.mu.Unlock()
 	target := h.nowLocked() + d.Milliseconds()
-	h.runDueLocked(target, 0, false)
+	for h.runDueLocked(target, runBatch, AdvanceHold, false) {
+		h.pinned = true // at h.pin, the last timer's time
+		h.mu.Unlock()
+		h.lockChange()
+		h.pinned = false
+	}
 	now := h.wall.Now()
 	if cur := h.clock.nowMillis(now); cur < target {
 		h.clock.advance(now, target-cur)
@@ -347,8 +374,14 @@ func (h *Home) RunUntil(t time.Time) error {
 }
 
 // runBatch is how many timers the live driver runs before letting other
-// callers take the lock.
+// callers take the lock, and how often Advance looks at the time it has
+// held it.
 const runBatch = 256
+
+// AdvanceHold is about the longest [Home.Advance] holds the home's lock
+// before it lets other callers in (in real time). Each pause writes the
+// heat updates' temperatures into the zones, so it is not made shorter.
+const AdvanceHold = 2 * time.Millisecond
 
 // MinLiveStep is the least real time between two passes of the live driver
 // ([Home.Run]) over the timers due.
@@ -391,7 +424,7 @@ func (h *Home) Run(ctx context.Context) error {
 		}
 		last = h.wall.Now()
 		h.lockChange()
-		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, true) {
+		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, 0, true) {
 			h.mu.Unlock()
 			if ctx.Err() != nil {
 				return ctx.Err()

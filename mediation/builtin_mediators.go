@@ -85,16 +85,29 @@ func newPassthrough(map[string]any, Env) (any, error) {
 // enricher.
 
 type enricher struct {
-	keys []string
-	vals []any
+	keys  []string
+	vals  []any
+	clone []bool // vals[i] holds maps or slices: each message gets a copy
 }
 
 func newEnricher(props map[string]any, _ Env) (any, error) {
 	e := &enricher{keys: sortedKeys(props)}
 	for _, k := range e.keys {
-		e.vals = append(e.vals, props[k])
+		v := props[k]
+		e.vals = append(e.vals, v)
+		e.clone = append(e.clone, !isScalar(v))
 	}
 	return e, nil
+}
+
+// isScalar reports whether v is a value cloneValue returns as it is: no
+// map or slice to copy.
+func isScalar(v any) bool {
+	switch v.(type) {
+	case nil, string, bool, float64, float32, int, int64, int32, uint, uint64, uint32:
+		return true
+	}
+	return false
 }
 
 func (e *enricher) Process(_ string, m Message, out Emitter) error {
@@ -103,7 +116,11 @@ func (e *enricher) Process(_ string, m Message, out Emitter) error {
 			m.Properties = make(map[string]any, len(e.keys))
 		}
 		for i, k := range e.keys {
-			m.Properties[k] = cloneValue(e.vals[i])
+			v := e.vals[i]
+			if e.clone[i] {
+				v = cloneValue(v)
+			}
+			m.Properties[k] = v
 		}
 	}
 	out.Emit("out", m)

@@ -342,3 +342,39 @@ func TestNumberGeneratorLive(t *testing.T) {
 		t.Errorf("removed generator still ticks: %d messages, want 4", got)
 	}
 }
+
+// TestEnricherCopiesContainers checks that an enricher's map and slice
+// values reach each message as a copy of their own: a component that
+// changes what it received does not change what the next message gets.
+func TestEnricherCopiesContainers(t *testing.T) {
+	var seen []any
+	reg := mediation.NewRegistry()
+	if err := reg.Register(mediation.Type{Name: "scribble", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+				meta := m.Properties["meta"].(map[string]any)
+				tags := m.Properties["tags"].([]any)
+				seen = append(seen, []any{meta["room"], tags[0], m.Properties["site"]})
+				meta["room"], tags[0] = "scribbled", "scribbled"
+				out.Emit("out", m)
+				return nil
+			}), nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: reg})
+	defer e.Close()
+	ch := build(t, e, "c", adp("rest-in", "a", nil),
+		med("enricher", "e", map[string]any{"meta": map[string]any{"room": "kitchen"}, "tags": []any{"warm"}, "site": "lab"}),
+		med("scribble", "s", nil), adp("rest-out", "o", nil),
+		bind("a:out", "e:in", ""), bind("e:out", "s:in", ""), bind("s:out", "o:in", ""), start)
+	for range 2 {
+		if err := ch.Send("a", mediation.Message{Content: "m"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []any{[]any{"kitchen", "warm", "lab"}, []any{"kitchen", "warm", "lab"}}
+	if diff := cmp.Diff(want, seen); diff != "" {
+		t.Errorf("what the second component received (-want +got):\n%s", diff)
+	}
+}

@@ -147,7 +147,7 @@ func (f *Filter) Match(props map[string]any, content any) bool {
 	}
 	e := fltEnv{props: props}
 	switch c := content.(type) {
-	case nil:
+	case nil, string, float64, bool, []any, []byte: // the common content that is no map
 	case map[string]any:
 		e.content = c
 	default:

@@ -54,7 +54,7 @@ func (c *calendarRun) addLocked(at, period int64) { c.add(at, period) }
 func (c *calendarRun) cancel(id int)         { c.h.cancelLocked(c.timers[id]) }
 func (c *calendarRun) scheduled(id int) bool { return c.timers[id].scheduled }
 func (c *calendarRun) log() [][2]int64       { return c.runs }
-func (c *calendarRun) advance(until int64)   { c.h.runDueLocked(until, 0, 0, false) }
+func (c *calendarRun) advance(until int64)   { c.h.runDueLocked(until, 0, false) }
 func (c *calendarRun) shift(d int64)         { c.h.shiftTimersLocked(d) }
 func (r *referenceRun) shift(d int64)        { shiftRef(r, d) }
 func shiftRef(r *referenceRun, d int64) {

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"context"
-	"math"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -263,35 +262,19 @@ func (h *Home) shiftTimersLocked(d int64) {
 // timer runs, the home's time reads as the timer's time, so what it changes
 // is stamped with the time it was scheduled for.
 //
-// With hold > 0, it runs max timers at a time until it has held the lock
-// for hold of real time, and stops then instead: a caller that lets others
-// in every so often, as Advance does, flushes the heat cells no more often
-// than that.
-//
 // With coalesce (the live driver), a periodic timer that fell due several
 // times runs once, at the last of those times, over the whole span (see
 // [Home.Run]); otherwise ([Home.Advance]) it runs once per period. h.span is
 // the span, in simulated ms, of the periodic run in progress.
-func (h *Home) runDueLocked(until int64, max int, hold time.Duration, coalesce bool) bool {
+func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 	defer h.flushHeatLocked()
-	var start time.Time
-	if max > 0 && hold > 0 {
-		start = time.Now() // real time: how long the lock is held, not simulated time
-	}
-	left := max // timers to run before the next look at the time
-	if max <= 0 {
-		left = math.MaxInt // no limit
-	}
-	for {
+	for n := 0; ; n++ {
 		s := h.timers.first()
 		if s == nil || s.at > until {
 			return false
 		}
-		if left--; left == -1 {
-			if hold <= 0 || time.Since(start) >= hold {
-				return true
-			}
-			left = max - 1
+		if max > 0 && n == max {
+			return true
 		}
 		t := h.timers.take(s)
 		at := t.at
@@ -338,10 +321,10 @@ func (h *Home) runDueLocked(until int64, max int, hold time.Duration, coalesce b
 // same way every time. Advance works whether the clock is paused or not. A
 // negative d is an error of kind [ErrInvalid].
 //
-// Advance lets other callers in every [AdvanceHold] of real time: a reader
-// (a REST server over the same home, say) waits for a batch of updates,
-// never for the whole span. In between, the home's time reads as the time
-// of the last timer run, as it does while a timer runs.
+// Advance holds the home for the whole span, so that it is one change:
+// other callers (a reader, a clock setting, another Advance) wait until it
+// returns. To let them in along the way, advance in steps, a simulated
+// minute at a time, say; the live driver ([Home.Run]) does so by itself.
 func (h *Home) Advance(d time.Duration) error {
 	if d < 0 {
 		return invalidf("cannot advance by a negative duration (%v)", d)
@@ -350,12 +333,7 @@ func (h *Home) Advance(d time.Duration) error {
 	h.lockChange()
 	defer h.mu.Unlock()
 	target := h.nowLocked() + d.Milliseconds()
-	for h.runDueLocked(target, runBatch, AdvanceHold, false) {
-		h.pinned = true // at h.pin, the last timer's time
-		h.mu.Unlock()
-		h.lockChange()
-		h.pinned = false
-	}
+	h.runDueLocked(target, 0, false)
 	now := h.wall.Now()
 	if cur := h.clock.nowMillis(now); cur < target {
 		h.clock.advance(now, target-cur)
@@ -374,14 +352,8 @@ func (h *Home) RunUntil(t time.Time) error {
 }
 
 // runBatch is how many timers the live driver runs before letting other
-// callers take the lock, and how often Advance looks at the time it has
-// held it.
+// callers take the lock.
 const runBatch = 256
-
-// AdvanceHold is about the longest [Home.Advance] holds the home's lock
-// before it lets other callers in (in real time). Each pause writes the
-// heat updates' temperatures into the zones, so it is not made shorter.
-const AdvanceHold = 2 * time.Millisecond
 
 // MinLiveStep is the least real time between two passes of the live driver
 // ([Home.Run]) over the timers due.
@@ -424,7 +396,7 @@ func (h *Home) Run(ctx context.Context) error {
 		}
 		last = h.wall.Now()
 		h.lockChange()
-		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, 0, true) {
+		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, true) {
 			h.mu.Unlock()
 			if ctx.Err() != nil {
 				return ctx.Err()

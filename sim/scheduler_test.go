@@ -3,12 +3,9 @@ package sim_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"testing"
 	"testing/synctest"
 	"time"
-
-	"github.com/benbjohnson/clock"
 
 	"github.com/pervasim/pervasim/sim"
 )
@@ -153,49 +150,4 @@ func TestRunKeepsUpAtAnyFactor(t *testing.T) {
 			t.Errorf("%d updates in an hour paused, want none", n)
 		}
 	})
-}
-
-// TestAdvanceLetsReadersIn advances a home with a hundred heaters a
-// simulated day at a time while another goroutine reads the time, until
-// that reader has seen a time strictly inside one of the days: Advance let
-// it in between two batches of updates, where it used to hold the home for
-// the whole span. What the reader saw in between is the time of the last
-// update run, a multiple of the heaters' 5 s period.
-func TestAdvanceLetsReadersIn(t *testing.T) {
-	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-	mustZone(t, h, rect("hall", 0, 0, 1000, 1000))
-	for i := range 100 {
-		mustDevice(t, h, placed(fmt.Sprintf("heater%d", i), "Heater", 10+i, 10, map[string]any{"heater.powerLevel": 0.1}))
-	}
-	start := h.Now()
-	const day = 24 * time.Hour
-	done, inside := make(chan struct{}), make(chan time.Time, 1)
-	go func() {
-		for {
-			select {
-			case <-done:
-				return
-			default:
-			}
-			if since := h.Now().Sub(start); since%day != 0 {
-				inside <- start.Add(since)
-				return
-			}
-		}
-	}()
-	defer close(done)
-	for range 60 {
-		if err := h.Advance(day); err != nil {
-			t.Fatal(err)
-		}
-		select {
-		case at := <-inside:
-			if at.Sub(start)%(5*time.Second) != 0 {
-				t.Fatalf("the reader saw %v, not the time of an update", at)
-			}
-			return
-		default:
-		}
-	}
-	t.Fatal("in 60 simulated days, no read got in while Advance ran")
 }

@@ -245,10 +245,10 @@ func cmpUint(a, b uint64) int {
 // device placed in a zone comes from a chunk of that zone's, so that the
 // devices of a zone lie together whatever order they were made in: what
 // visits a zone (a person's move, its sums, its light) then reads a few
-// pages instead of one per device. A zone's chunks start small and double
-// (zoneChunkMin to slabChunk devices), so that a zone wastes at most about
-// as many slots as it has devices. A chunk stays alive while any of its
-// devices does. The first slabAfter devices and timers are allocated one
+// pages instead of one per device. A zone's chunks start at two devices
+// and double up to slabChunk, so that the slots a zone holds unused are
+// fewer than its devices plus two, and fewer than slabChunk. A chunk stays
+// alive while any of its devices does. The first slabAfter devices and timers are allocated one
 // by one, so a small home wastes nothing.
 type slab struct {
 	n       int // allocated so far
@@ -267,7 +267,7 @@ type zoneChunk struct {
 const (
 	slabChunk    = 64
 	slabAfter    = 256
-	zoneChunkMin = 4
+	zoneChunkMin = 2
 )
 
 // device returns a zeroed device, for zone z (nil: none).

@@ -248,8 +248,8 @@ func cmpUint(a, b uint64) int {
 // pages instead of one per device. A zone's chunks start at two devices
 // and double up to slabChunk, so that the slots a zone holds unused are
 // fewer than its devices plus two, and fewer than slabChunk. A chunk stays
-// alive while any of its devices does. The first slabAfter devices and timers are allocated one
-// by one, so a small home wastes nothing.
+// alive while any of its devices does. The first slabAfter devices and
+// timers are allocated one by one, so a small home wastes nothing.
 type slab struct {
 	n       int // allocated so far
 	devices []device

@@ -143,6 +143,7 @@ func (h *Home) UpdateEnvironment(u EnvironmentUpdate) (Environment, error) {
 	}
 	if next != h.env {
 		h.env = next
+		h.volGen++ // the zones' shapes use the window share (see stepScratch)
 		e := h.environmentLocked()
 		h.publishLocked(Event{Type: EventEnvironmentModified, Environment: &e})
 		if h.physics == PhysicsRealistic {

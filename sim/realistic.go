@@ -188,7 +188,13 @@ func (h *Home) meterLocked(z *Zone) {
 // zones, 1,440 times a simulated day.
 type stepScratch struct {
 	q, opening, shared, temps, g, gt []float64
-	shapes                           []thermalZone
+	// shapes are the zones' thermal shapes, kept from one step to the next
+	// while shapesGen is h.volGen: they change only with the zones'
+	// geometry, their Volume and WindowShare variables, the environment's
+	// window share and the walls they share, all of which bump volGen.
+	shapes      []thermalZone
+	shapesGen   uint64
+	shapesValid bool
 }
 
 // grown returns *s resized to n zero entries, reusing its array when it can.
@@ -237,17 +243,23 @@ func (h *Home) stepLocked(at int64) {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}
-	shared := grown(&sc.shared, n)
 	contacts := h.contactsLocked()
-	for _, c := range contacts {
-		shared[c.a] += c.length
-		shared[c.b] += c.length
+	if !sc.shapesValid || sc.shapesGen != h.volGen || len(sc.shapes) != n {
+		shared := grown(&sc.shared, n)
+		for _, c := range contacts {
+			shared[c.a] += c.length
+			shared[c.b] += c.length
+		}
+		shapes := grown(&sc.shapes, n)
+		for i, z := range zs {
+			shapes[i] = h.shape(z, shared[i])
+		}
+		sc.shapesGen, sc.shapesValid = h.volGen, true
 	}
+	shapes := sc.shapes
 	temps := grown(&sc.temps, n)
-	shapes := grown(&sc.shapes, n)
 	for i, z := range zs {
 		temps[i] = h.ensureTemperatureLocked(z)
-		shapes[i] = h.shape(z, shared[i])
 	}
 	g := grown(&sc.g, n)   // total conductance, W/K
 	gt := grown(&sc.gt, n) // Σ conductance × temperature on the other side, W

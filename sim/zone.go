@@ -236,7 +236,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 // publishes the change, if any.
 func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	old, had := z.Variables[name]
-	if name == VarVolume {
+	if name == VarVolume || name == VarWindowShare { // see heatCell and stepScratch
 		h.volGen++
 	}
 	switch {

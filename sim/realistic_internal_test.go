@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	gocmp "github.com/google/go-cmp/cmp"
+)
+
+// TestStepShapesKept checks, after each of many random changes and a
+// realistic step, that the zones' thermal shapes the step keeps from one
+// step to the next (while the home's volume generation stands) are those a
+// fresh computation gives: every change a shape depends on (geometry,
+// Volume and WindowShare variables, the environment's window share, the
+// zones and their shared walls) must make the step compute them again.
+func TestStepShapesKept(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
+	pos := func() *int { v := r.IntN(400); return &v }
+	num := func(lo, hi float64) *float64 { v := lo + r.Float64()*(hi-lo); return &v }
+	kept := 0
+	for step := range 2000 {
+		zone := fmt.Sprintf("z%d", r.IntN(8))
+		switch r.IntN(9) {
+		case 0:
+			x, y := r.IntN(300), r.IntN(300)
+			h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + 1 + r.IntN(200), BottomY: y + 1 + r.IntN(200)})
+		case 1:
+			h.UpdateZone(zone, ZoneUpdate{LeftX: pos(), TopY: pos()})
+		case 2:
+			h.DeleteZone(zone)
+		case 3:
+			h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarVolume: num(10, 200)}})
+		case 4:
+			h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarWindowShare: num(0, 1)}})
+		case 5:
+			h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarWindowShare: nil, VarVolume: nil}})
+		case 6:
+			h.UpdateEnvironment(EnvironmentUpdate{WindowShare: num(0, 1)})
+		}
+		if err := h.Advance(time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		h.mu.Lock()
+		if sc := h.scratch; sc != nil && sc.shapesValid && sc.shapesGen == h.volGen {
+			kept++
+			zs := h.zones.list
+			shared := make([]float64, len(zs))
+			for _, c := range h.contactsLocked() {
+				shared[c.a] += c.length
+				shared[c.b] += c.length
+			}
+			want := make([]thermalZone, len(zs))
+			for i, z := range zs {
+				want[i] = h.shape(z, shared[i])
+			}
+			if diff := gocmp.Diff(want, sc.shapes, gocmp.AllowUnexported(thermalZone{})); diff != "" {
+				h.mu.Unlock()
+				t.Fatalf("step %d: kept shapes differ from fresh ones (-fresh +kept):\n%s", step, diff)
+			}
+		}
+		h.mu.Unlock()
+	}
+	if kept < 500 {
+		t.Fatalf("only %d of 2000 steps kept their shapes", kept)
+	}
+}

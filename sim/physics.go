@@ -264,14 +264,18 @@ func (h *Home) lightLux(d *device, z *Zone, watts float64) float64 {
 // a photometer has been in the zone (before that, a value set by hand is
 // left alone). In the realistic model every zone has it: daylight plus the
 // lights' flux.
-func (h *Home) relightLocked(zones ...*Zone) {
+func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil) }
+
+// relightShapedLocked is relightLocked given the zones' shapes (shapes[i]
+// is zones[i]'s), or nil to work them out as needed.
+func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone) {
 	realistic := h.physics == PhysicsRealistic
 	outdoor := -1.0 // the outdoor illuminance, once read
-	for _, z := range zones {
+	for i, z := range zones {
 		if z == nil {
 			continue
 		}
-		sum, involved := 0.0, h.inZone.lit(z) || realistic
+		sum, involved := 0.0, realistic || h.inZone.lit(z)
 		if realistic {
 			sum = h.inZone.sumsOf(z).flux
 		} else {
@@ -297,7 +301,16 @@ func (h *Home) relightLocked(zones ...*Zone) {
 				if outdoor < 0 {
 					outdoor, _ = h.env.illuminance(h.nowLocked())
 				}
-				e = sum*UtilisationFactor/a + h.daylightWith(z, outdoor)
+				day := 0.0
+				switch {
+				case outdoor == 0:
+				case shapes != nil:
+					day = daylightThrough(&shapes[i], outdoor)
+				default:
+					t := h.shape(z, 0)
+					day = daylightThrough(&t, outdoor)
+				}
+				e = sum*UtilisationFactor/a + day
 			} else {
 				e = sum * IlluminancePerWatt / a
 			}

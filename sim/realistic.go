@@ -87,6 +87,7 @@ type thermalZone struct {
 	envelope             float64 // conductance to the outdoors, W/K: walls, windows, roof, floor, infiltration
 	capacity             float64 // J/K
 	surfaces             float64 // area of floor, ceiling and walls, m²
+	daylightFactor       float64 // average daylight factor of windows and surfaces
 }
 
 // shape returns the thermal shape of z, whose sides shared with other zones
@@ -110,6 +111,7 @@ func (h *Home) shape(z *Zone, shared float64) thermalZone {
 		HeatCapacityPerM3*AirChangesPerHour*t.volume/3600
 	t.capacity = HeatCapacityPerM3*t.volume + ThermalMassPerM2*t.area
 	t.surfaces = 2*t.area + 2*(w+l)*t.height
+	t.daylightFactor = averageDaylightFactor(t.windows, t.surfaces, GlazingTransmittance, WindowSkyAngle, SurfaceReflectance)
 	return t
 }
 
@@ -162,15 +164,14 @@ func (h *Home) invalidateShapesLocked() {
 	h.volGen++
 }
 
-// daylightWith returns the daylight that reaches zone z through its
-// windows, in lux, when the outdoor illuminance is lux: lux × the zone's
-// average daylight factor.
-func (h *Home) daylightWith(z *Zone, lux float64) float64 {
+// daylightThrough returns the daylight that reaches a zone of shape t
+// through its windows, in lux, when the outdoor illuminance is lux: lux ×
+// the zone's average daylight factor.
+func daylightThrough(t *thermalZone, lux float64) float64 {
 	if lux == 0 {
 		return 0
 	}
-	t := h.shape(z, 0)
-	return lux * averageDaylightFactor(t.windows, t.surfaces, GlazingTransmittance, WindowSkyAngle, SurfaceReflectance)
+	return lux * t.daylightFactor
 }
 
 // meterLocked recomputes the Electricity variable of zone z: what its
@@ -292,5 +293,5 @@ func (h *Home) stepLocked(at int64) {
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
 		h.setVariableLocked(z, VarTemperature, &t)
 	}
-	h.relightLocked(zs...)
+	h.relightShapedLocked(zs, shapes)
 }

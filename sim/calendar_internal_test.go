@@ -28,6 +28,11 @@ type schedule interface {
 // long after: 0 (at the time being run) or a little later.
 func spawns(id int) (bool, int64) { return id%4 == 1, int64(id%3) * 10 }
 
+// heats says whether periodic timer id is a heat update (of no power: it
+// changes nothing and logs nothing), which runDueLocked runs in a way of
+// its own: the runs of the others must keep their order around them.
+func heats(id int, period int64) bool { return period > 0 && id%3 == 2 }
+
 // calendarRun is the schedule on a Home's calendar.
 type calendarRun struct {
 	h      *Home
@@ -43,6 +48,9 @@ func (c *calendarRun) add(at, period int64) int {
 		if ok, d := spawns(id); ok && period == 0 && len(c.timers) < 500 {
 			c.addLocked(at+d, 0)
 		}
+	}
+	if heats(id, period) {
+		tm.fire, tm.heat = nil, &device{}
 	}
 	c.timers = append(c.timers, tm)
 	c.h.scheduleLocked(tm, at)
@@ -107,7 +115,9 @@ func (r *referenceRun) advance(until int64) {
 		} else {
 			r.q = r.q[1:]
 		}
-		r.runs = append(r.runs, [2]int64{int64(x.id), x.at})
+		if !heats(x.id, x.period) {
+			r.runs = append(r.runs, [2]int64{int64(x.id), x.at})
+		}
 		if ok, d := spawns(x.id); ok && x.period == 0 && r.n < 500 {
 			r.add(x.at+d, 0)
 		}
@@ -115,8 +125,9 @@ func (r *referenceRun) advance(until int64) {
 }
 
 // TestCalendarOrder drives the calendar and the reference with the same
-// random schedules, cancellations, periodic timers, timers scheduled by
-// running timers (also at the very time being run) and time shifts, and
+// random schedules, cancellations, periodic timers (heat updates among
+// them), timers scheduled by running timers (also at the very time being
+// run) and time shifts, and
 // checks that they run the same timers in the same order at the same times.
 func TestCalendarOrder(t *testing.T) {
 	for seed := range uint64(300) {

@@ -268,10 +268,16 @@ func (h *Home) shiftTimersLocked(d int64) {
 // the span, in simulated ms, of the periodic run in progress.
 func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 	defer h.flushHeatLocked()
+	// s is the slot of the last timer run while it was a heat update and
+	// nothing was delivered: nothing can then have been scheduled before
+	// it, so it is still the first slot while it holds timers, due by until.
+	var s *slot
 	for n := 0; ; n++ {
-		s := h.timers.first()
-		if s == nil || s.at > until {
-			return false
+		if s == nil || s.live == 0 {
+			s = h.timers.first()
+			if s == nil || s.at > until {
+				return false
+			}
 		}
 		if max > 0 && n == max {
 			return true
@@ -297,11 +303,13 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		case !t.unlocked:
 			h.flushHeatLocked()
 			t.fire(h, at)
+			s = nil
 		default:
 			h.flushHeatLocked()
 			h.mu.Unlock()
 			t.fire(h, at)
 			h.lockChange()
+			s = nil
 		}
 		if len(h.outbox) > 0 && !h.delivering {
 			// Observers react at the timer's time, before later timers run.
@@ -309,6 +317,7 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 			h.mu.Unlock()
 			h.deliver()
 			h.lockChange()
+			s = nil
 		}
 		h.pinned = false
 	}

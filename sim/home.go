@@ -67,7 +67,7 @@ type Home struct {
 	delivering    bool           // an observer delivery loop is running
 	pin           int64          // simulated ms
 	inZone        zoneIndex      // the devices of each zone, and what the physics notes of it
-	volGen        uint64         // bumped when a zone's volume may have changed
+	volGen        uint64         // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
 	grid          zoneGrid       // finds the zone of a point
 	personsAt     map[string]int // how many persons each Location has; nil until counted (see personsInLocked)
 	heatCells     map[*Zone]*heatCell

@@ -161,17 +161,20 @@ func (h *Home) tickThermalLocked(t *timer) {
 	}
 	z := c.z
 	if c.gen != h.volGen {
-		c.vol, c.gen = z.VolumeM3(), h.volGen
+		c.gen = h.volGen
+		c.capacity = 0 // no effect
+		if v := z.VolumeM3(); v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) {
+			c.capacity = HeatCapacityPerM3 * v
+		}
 	}
-	v := c.vol
-	if v <= 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+	if c.capacity == 0 {
 		return
 	}
 	dt := float64(h.span) / 1000 // one period, or more when the live driver coalesces
 	if h.watchedLocked() {
 		// Each update is an event: go through the zone itself.
 		h.flushHeatLocked()
-		t := h.ensureTemperatureLocked(z) + p*dt/(HeatCapacityPerM3*v)
+		t := h.ensureTemperatureLocked(z) + p*dt/c.capacity
 		t = min(max(t, MinTemperature), MaxTemperature)
 		h.setVariableLocked(z, VarTemperature, &t)
 		return
@@ -181,21 +184,22 @@ func (h *Home) tickThermalLocked(t *timer) {
 		c.dirty = true
 		h.dirtyHeat = append(h.dirtyHeat, c)
 	}
-	c.temp = min(max(c.temp+p*dt/(HeatCapacityPerM3*v), MinTemperature), MaxTemperature)
+	c.temp = min(max(c.temp+p*dt/c.capacity, MinTemperature), MaxTemperature)
 }
 
 // A heatCell is what the contract model's heat updates keep of a zone: its
-// volume (valid while gen is h.volGen) and, while a run of updates nobody
+// heat capacity (valid while gen is h.volGen; worked out once rather than
+// checked and multiplied at every update) and, while a run of updates nobody
 // watches is under way, its temperature. Thousands of heaters fall due at
 // the same simulated instant; they add their heat to the cell, one after
 // the other, and the zone's Temperature variable is written once, by
 // flushHeatLocked, before anything else runs or reads it.
 type heatCell struct {
-	z     *Zone
-	gen   uint64
-	vol   float64
-	temp  float64
-	dirty bool // temp is newer than z's Temperature variable
+	z        *Zone
+	gen      uint64
+	capacity float64 // J/K: HeatCapacityPerM3 × the volume; 0 when the volume is not a positive finite number (no effect)
+	temp     float64
+	dirty    bool // temp is newer than z's Temperature variable
 }
 
 // heatCellLocked returns zone z's heat cell, making it if needed.

@@ -94,6 +94,24 @@ func TestThermalPhysics(t *testing.T) {
 				mustUpdateDevice(t, h, "h", sim.DeviceUpdate{State: ptr("deactivated")})
 			},
 			advance: time.Minute, want: 293.15},
+		{name: "a zone of no volume: no effect",
+			vars:    map[string]float64{"Volume": 0},
+			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}), placed("t", "Thermometer", 10, 10, nil)},
+			advance: time.Minute, want: 293.15},
+		{name: "a zone of negative volume: no effect",
+			vars:    map[string]float64{"Volume": -10},
+			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}), placed("t", "Thermometer", 10, 10, nil)},
+			advance: time.Minute, want: 293.15},
+		{name: "a volume given back between updates counts from the next update",
+			vars:    map[string]float64{"Volume": 0},
+			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0})},
+			setup: func(t *testing.T, h *sim.Home) {
+				mustAdvance(t, h, 7*time.Second) // the update at 5 s has no effect
+				if _, err := h.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"Volume": ptr(10.0)}}); err != nil {
+					t.Fatal(err)
+				}
+			},
+			advance: 3 * time.Second, want: 293.15 + step(1000, 5, 10)},
 		{name: "a heater outside every zone has no effect",
 			devices: []sim.DeviceSpec{placed("h", "Heater", 500, 500, map[string]any{"heater.powerLevel": 1.0})},
 			setup:   func(t *testing.T, h *sim.Home) { mustDevice(t, h, placed("t", "Thermometer", 10, 10, nil)) },

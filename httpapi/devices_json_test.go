@@ -27,9 +27,8 @@ func TestDeviceListBytes(t *testing.T) {
 	f.mustDo(t, "PUT", "/platform/devices/device/d0", `{"width":30,"height":12,"fault":"yes","state":"deactivated",
 		"properties":{"note":"<b>&amp;</b>","list":[1,2.5,"x",null,true,{"k":[]}],"nested":{"z":1e-7,"a":1e21,"m":-0.000001},"big":123456789012345678}}`)
 	f.mustDo(t, "PUT", "/platform/devices/device/d2", `{"fault":"yes"}`) // a faulty thermometer keeps its reading
-	// Heaters whose property keys differ in name but not in number, and in
-	// number: a list keeps the keys of the last device of a type, and must
-	// not write them for another set.
+	// Heaters of one type whose property names differ, in name but not in
+	// number and in number: each device's own names are written.
 	for i, props := range []string{`{"note":"a"}`, `{"memo":"b"}`, `{}`, `{"memo":"c","zz":1}`, `{"note":"d"}`} {
 		f.mustDo(t, "POST", "/platform/devices/device", fmt.Sprintf(`{"deviceId":"h%d","type":"iCasa.Heater","positionX":%d,"positionY":50,"properties":%s}`, i, 430+i*5, props))
 	}

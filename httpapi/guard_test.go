@@ -185,9 +185,7 @@ func TestHostRebinding(t *testing.T) {
 // never let another host through, right after an allowed one or twice in a
 // row.
 func TestHostRememberedOnlyWhenAllowed(t *testing.T) {
-	f := newFixture(t)
-	h := httpapi.NewHandler(httpapi.Config{Home: f.home})
-	defer h.Close()
+	h := newFixture(t).handler
 	for i, tt := range []struct {
 		host string
 		want int
@@ -206,9 +204,7 @@ func TestHostRememberedOnlyWhenAllowed(t *testing.T) {
 // requests that carry an Origin and to preflights, not to other clients;
 // every response says it varies with the Origin.
 func TestCORSHeadersForBrowsers(t *testing.T) {
-	f := newFixture(t)
-	h := httpapi.NewHandler(httpapi.Config{Home: f.home})
-	defer h.Close()
+	h := newFixture(t).handler
 	for _, tt := range []struct {
 		name string
 		req  guardRequest

@@ -35,9 +35,9 @@ func newFixture(tb testing.TB) *fixture {
 	mock.Set(epoch)
 	home := sim.MustNew(sim.Config{WallClock: mock, Location: time.UTC})
 	engine := mediation.NewEngine(mediation.Config{Clock: mock})
-	tb.Cleanup(func() { engine.Close() })
-	return &fixture{home: home, clock: mock, engine: engine,
-		handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})}
+	h := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
+	tb.Cleanup(func() { h.Close(); engine.Close() })
+	return &fixture{home: home, clock: mock, engine: engine, handler: h}
 }
 
 // do sends one request through the handler, with a JSON body.

@@ -282,6 +282,5 @@ func groupOf(path string) (string, bool) {
 	return prefix, true
 }
 
-// pathID returns the {id} variable of the route (a device, zone, person,
-// clock, script or component id; the domain judges it).
+// pathID returns the {id} variable of the route; the domain judges it.
 func pathID(r *http.Request) string { return routeVar(r, "id") }

@@ -87,7 +87,7 @@ func newPassthrough(map[string]any, Env) (any, error) {
 type enricher struct {
 	keys  []string
 	vals  []any
-	clone []bool // vals[i] holds maps or slices: each message gets a copy
+	clone []bool // needsClone(vals[i]), decided once: each message gets its own copy
 }
 
 func newEnricher(props map[string]any, _ Env) (any, error) {
@@ -95,19 +95,9 @@ func newEnricher(props map[string]any, _ Env) (any, error) {
 	for _, k := range e.keys {
 		v := props[k]
 		e.vals = append(e.vals, v)
-		e.clone = append(e.clone, !isScalar(v))
+		e.clone = append(e.clone, needsClone(v))
 	}
 	return e, nil
-}
-
-// isScalar reports whether v is a value cloneValue returns as it is: no
-// map or slice to copy.
-func isScalar(v any) bool {
-	switch v.(type) {
-	case nil, string, bool, float64, float32, int, int64, int32, uint, uint64, uint32:
-		return true
-	}
-	return false
 }
 
 func (e *enricher) Process(_ string, m Message, out Emitter) error {
@@ -319,11 +309,10 @@ func (s *splitter) Process(_ string, m Message, out Emitter) error {
 // aggregator.
 
 type aggGroup struct {
-	id     string
-	want   int
-	msgs   []aggItem
-	bytes  int
-	oldest uint64
+	id    string
+	want  int
+	msgs  []aggItem
+	bytes int
 }
 
 type aggItem struct {

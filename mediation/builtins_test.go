@@ -349,7 +349,7 @@ func TestNumberGeneratorLive(t *testing.T) {
 func TestEnricherCopiesContainers(t *testing.T) {
 	var seen []any
 	reg := mediation.NewRegistry()
-	if err := reg.Register(mediation.Type{Name: "scribble", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+	register(t, reg, mediation.Type{Name: "scribble", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 		New: func(map[string]any, mediation.Env) (any, error) {
 			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
 				meta := m.Properties["meta"].(map[string]any)
@@ -359,9 +359,7 @@ func TestEnricherCopiesContainers(t *testing.T) {
 				out.Emit("out", m)
 				return nil
 			}), nil
-		}}); err != nil {
-		t.Fatal(err)
-	}
+		}})
 	e := mediation.NewEngine(mediation.Config{Registry: reg})
 	defer e.Close()
 	ch := build(t, e, "c", adp("rest-in", "a", nil),

@@ -210,7 +210,10 @@ type queueLink struct {
 	fullFlag atomic.Bool // full(), for Room without the lock; written under mu when it changes
 	_        [cacheLine - 4]byte
 
-	stop   atomic.Bool // set by Stop: the goroutine ends after its current delivery, and Room lets senders on (they fail on the stopped chain) until arm or Start
+	// stop is set by Stop: the goroutine ends after its current delivery,
+	// and Room lets senders on (they fail on the stopped chain) until arm
+	// or Start.
+	stop   atomic.Bool
 	waited atomic.Bool // room != nil; written under mu
 	_      [cacheLine - 8]byte
 

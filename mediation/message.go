@@ -39,7 +39,18 @@ func cloneMap(p map[string]any) map[string]any {
 	return q
 }
 
-// cloneValue deep-copies the JSON container kinds and returns other values unchanged.
+// needsClone reports whether cloneValue copies v rather than returning it
+// as it is: v is one of the container kinds it copies.
+func needsClone(v any) bool {
+	switch v.(type) {
+	case map[string]any, []any, []string, map[string]string:
+		return true
+	}
+	return false
+}
+
+// cloneValue deep-copies the JSON container kinds and returns other values
+// unchanged (see needsClone).
 func cloneValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:

@@ -473,7 +473,11 @@ func (b *binding) deliver(m Message, r *run) {
 		// handed over. Anything else goes the general way below. The calls
 		// saved are about 8 % of a single sender's chain of five.
 		s := &g.stripes[r.stripe&g.mask]
-		if v := s.enter.Load(); s.enter.CompareAndSwap(v, v+1) {
+		if bump(&s.enter, r) {
+			// The general path's checks, in its order: the gate open (no
+			// Replace, UpdateProperties, Stop or removal under way), the
+			// binding still pointing at t and live, t not removed, and no
+			// message handed over to t waiting to be processed first.
 			if !g.shut.Load() && b.target.Load() == t && !b.dead.Load() && !t.removed && t.npend.Load() == 0 {
 				saved := r.frame
 				r.frame = frame{c: t, s: s}
@@ -487,8 +491,6 @@ func (b *binding) deliver(m Message, r *run) {
 				return
 			}
 			t.turnBack(s) // and the general case below
-		} else {
-			r.stripe++ // as bump does
 		}
 	}
 	for {

@@ -262,8 +262,8 @@ func TestStressAccounting(t *testing.T) {
 	}
 }
 
-// tally counts the calls made for each message id.
-type tally struct {
+// callTally counts the calls made for each message id.
+type callTally struct {
 	mu    sync.Mutex
 	n     map[int]int
 	total atomic.Int64
@@ -271,7 +271,7 @@ type tally struct {
 	all   chan struct{} // closed when total reaches want
 }
 
-func (c *tally) add(id int) {
+func (c *callTally) add(id int) {
 	c.mu.Lock()
 	c.n[id]++
 	c.mu.Unlock()
@@ -291,7 +291,7 @@ func (c *tally) add(id int) {
 func TestStressBudgetAcrossQueues(t *testing.T) {
 	const senders, each = 8, 300
 	const wantK = senders * each * (3 + 5)
-	tally := &tally{n: map[int]int{}, want: 2 * senders * each * 6, all: make(chan struct{})}
+	tally := &callTally{n: map[int]int{}, want: 2 * senders * each * 6, all: make(chan struct{})}
 	r := mediation.NewRegistry()
 	register(t, r, mediation.Type{Name: "fan", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 		Properties: map[string]any{"n": 1.0}, Stateless: true,

@@ -24,6 +24,12 @@ type schedule interface {
 	log() [][2]int64
 }
 
+// Both runs implement schedule.
+var (
+	_ schedule = (*calendarRun)(nil)
+	_ schedule = (*referenceRun)(nil)
+)
+
 // spawns says whether timer id schedules another when it runs, and how
 // long after: 0 (at the time being run) or a little later.
 func spawns(id int) (bool, int64) { return id%4 == 1, int64(id%3) * 10 }

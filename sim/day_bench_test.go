@@ -37,10 +37,6 @@ var (
 // plan returns the width and height of the plan of a home of n zones.
 func (s homeSize) plan() (w, h int) { return 1000, (s.zones + 9) / 10 * 100 }
 
-// dayHome builds the home of BenchmarkSimulatedDay: 50 zones, 1,000
-// devices, 20 persons.
-func dayHome(tb testing.TB, physics sim.Physics) *sim.Home { return sizedHome(tb, physics, homeDay) }
-
 // sizedHome builds a home of the given size.
 func sizedHome(tb testing.TB, physics sim.Physics, size homeSize) *sim.Home {
 	tb.Helper()
@@ -69,10 +65,8 @@ func sizedHome(tb testing.TB, physics sim.Physics, size homeSize) *sim.Home {
 	return h
 }
 
-// simulateDay advances h by 24 simulated hours, moving every person once a
-// simulated minute.
-func simulateDay(tb testing.TB, h *sim.Home) { simulateSizedDay(tb, h, homeDay) }
-
+// simulateSizedDay advances h, a home of the given size, by 24 simulated
+// hours, moving every person once a simulated minute.
 func simulateSizedDay(tb testing.TB, h *sim.Home, size homeSize) {
 	w, ht := size.plan()
 	for m := range 24 * 60 {

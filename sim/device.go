@@ -231,7 +231,11 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	h.placeDeviceLocked(d)
 	d.refresh()
 	// Valid: it moves to the slab (a failed creation takes no room there).
-	sd := h.slab.device(d.zone)
+	var e *zoneEntry
+	if d.zone != nil {
+		e = h.inZone.entry(d.zone)
+	}
+	sd := h.slab.device(e)
 	*sd = *d
 	d = sd
 	h.devices.add(d.ID, d)

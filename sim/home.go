@@ -248,7 +248,6 @@ func (h *Home) Reset() {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
 	h.inZone.reset()
-	h.slab.forget(nil)
 	clear(h.personsAt)
 	clear(h.heatCells)
 	for _, d := range slices.Clone(h.devices.list) {

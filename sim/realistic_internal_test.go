@@ -19,19 +19,13 @@ import (
 func TestStepShapesKept(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
-	pos := func() *int { v := r.IntN(400); return &v }
 	num := func(lo, hi float64) *float64 { v := lo + r.Float64()*(hi-lo); return &v }
 	kept := 0
 	for step := range 2000 {
 		zone := fmt.Sprintf("z%d", r.IntN(8))
-		switch r.IntN(9) {
-		case 0:
-			x, y := r.IntN(300), r.IntN(300)
-			h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + 1 + r.IntN(200), BottomY: y + 1 + r.IntN(200)})
-		case 1:
-			h.UpdateZone(zone, ZoneUpdate{LeftX: pos(), TopY: pos()})
-		case 2:
-			h.DeleteZone(zone)
+		switch op := r.IntN(9); op {
+		case 0, 1, 2:
+			churnZone(h, r, zone, op)
 		case 3:
 			h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarVolume: num(10, 200)}})
 		case 4:

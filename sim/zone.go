@@ -281,8 +281,7 @@ func (h *Home) DeleteZone(id string) error {
 	h.invalidateShapesLocked()
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
 	h.relocateAllLocked() // its devices leave it one by one, as ever
-	h.inZone.forget(z)
-	h.slab.forget(z)
+	h.inZone.forget(z)    // and the zone's chunk of devices with its entry
 	return nil
 }
 

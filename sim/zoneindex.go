@@ -27,8 +27,9 @@ type zoneEntry struct {
 	devices  []*device // in creation order
 	watchers []*device // the devices whose behaviour watches persons
 	sums     zoneSums
-	lit      bool // the lights maintain the zone's Illuminance
-	noisy    bool // the devices maintain the zone's Noise
+	lit      bool       // the lights maintain the zone's Illuminance
+	noisy    bool       // the devices maintain the zone's Noise
+	chunk    *zoneChunk // where the zone's next devices come from in a large home (see slab); nil before
 }
 
 // zoneSums is what the realistic model's step adds up over a zone's
@@ -254,7 +255,6 @@ type slab struct {
 	n       int // allocated so far
 	devices []device
 	timers  []timer
-	zones   map[*Zone]*zoneChunk // the current chunk of each zone that has one
 }
 
 // zoneChunk is what is left of a zone's current chunk of devices, and the
@@ -270,21 +270,19 @@ const (
 	zoneChunkMin = 2
 )
 
-// device returns a zeroed device, for zone z (nil: none).
-func (s *slab) device(z *Zone) *device {
+// device returns a zeroed device, for the zone of entry e (nil: none). A
+// zone's chunk is kept in its entry, and goes with it.
+func (s *slab) device(e *zoneEntry) *device {
 	if s.n++; s.n <= slabAfter {
 		return new(device)
 	}
 	free := &s.devices
 	size := slabChunk
-	if z != nil {
-		c := s.zones[z]
+	if e != nil {
+		c := e.chunk
 		if c == nil {
-			if s.zones == nil {
-				s.zones = make(map[*Zone]*zoneChunk)
-			}
 			c = &zoneChunk{next: zoneChunkMin}
-			s.zones[z] = c
+			e.chunk = c
 		}
 		free = &c.free
 		if len(c.free) == 0 {
@@ -297,15 +295,6 @@ func (s *slab) device(z *Zone) *device {
 	d := &(*free)[0]
 	*free = (*free)[1:]
 	return d
-}
-
-// forget drops zone z's chunk (the zone is deleted); nil: every zone's.
-func (s *slab) forget(z *Zone) {
-	if z == nil {
-		clear(s.zones)
-	} else {
-		delete(s.zones, z)
-	}
 }
 
 func (s *slab) timer() *timer {

@@ -235,9 +235,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	if d.zone != nil {
 		e = h.inZone.entry(d.zone)
 	}
-	sd := h.slab.device(e)
-	*sd = *d
-	d = sd
+	d = h.slab.device(e, d)
 	h.devices.add(d.ID, d)
 	h.inZone.add(d)
 	h.publishDeviceLocked(EventDeviceAdded, d)

@@ -248,19 +248,30 @@ func cmpUint(a, b uint64) int {
 // visits a zone (a person's move, its sums, its light) then reads a few
 // pages instead of one per device. A zone's chunks start at two devices
 // and double up to slabChunk, so that the slots a zone holds unused are
-// fewer than its devices plus two, and fewer than slabChunk. A chunk stays
-// alive while any of its devices does. The first slabAfter devices and
-// timers are allocated one by one, so a small home wastes nothing.
+// fewer than its devices plus two, and fewer than slabChunk. A device of a
+// chunk keeps its stored property values next to it (up to slabVals of
+// them), so that reading a sensor's reading costs no second trip to memory.
+// A chunk stays alive while any of its devices does. The first slabAfter
+// devices and timers are allocated one by one, so a small home wastes
+// nothing.
 type slab struct {
 	n       int // allocated so far
-	devices []device
+	devices []slabDevice
 	timers  []timer
+}
+
+// slabDevice is a device of a chunk, with room for its stored property
+// values: its props.vals point there while they fit (a device whose names
+// change later gets its values from the heap, as any other).
+type slabDevice struct {
+	device
+	vals [slabVals]any
 }
 
 // zoneChunk is what is left of a zone's current chunk of devices, and the
 // size of its next one.
 type zoneChunk struct {
-	free []device
+	free []slabDevice
 	next int
 }
 
@@ -268,13 +279,17 @@ const (
 	slabChunk    = 64
 	slabAfter    = 256
 	zoneChunkMin = 2
+	slabVals     = 6 // more than any built-in kind stores
 )
 
-// device returns a zeroed device, for the zone of entry e (nil: none). A
+// device returns a copy of src, placed for the zone of entry e (nil:
+// none), its stored values copied next to it when it comes from a chunk. A
 // zone's chunk is kept in its entry, and goes with it.
-func (s *slab) device(e *zoneEntry) *device {
+func (s *slab) device(e *zoneEntry, src *device) *device {
 	if s.n++; s.n <= slabAfter {
-		return new(device)
+		d := new(device)
+		*d = *src
+		return d
 	}
 	free := &s.devices
 	size := slabChunk
@@ -290,11 +305,16 @@ func (s *slab) device(e *zoneEntry) *device {
 		}
 	}
 	if len(*free) == 0 {
-		*free = make([]device, size)
+		*free = make([]slabDevice, size)
 	}
 	d := &(*free)[0]
 	*free = (*free)[1:]
-	return d
+	d.device = *src
+	if n := len(src.props.vals); n <= slabVals {
+		d.props.vals = d.vals[:n:n]
+		copy(d.vals[:], src.props.vals)
+	}
+	return &d.device
 }
 
 func (s *slab) timer() *timer {

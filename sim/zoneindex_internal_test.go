@@ -194,7 +194,13 @@ func TestSlabGroupsZones(t *testing.T) {
 		inA = append(inA, create(fmt.Sprintf("a%d", i), 10))
 		create(fmt.Sprintf("b%d", i), 110)
 	}
-	size := unsafe.Sizeof(device{})
+	size := unsafe.Sizeof(slabDevice{})
+	for _, d := range inA {
+		sd := (*slabDevice)(unsafe.Pointer(d))
+		if len(d.props.vals) == 0 || &d.props.vals[0] != &sd.vals[0] {
+			t.Fatalf("device %s keeps its values away from it", d.ID)
+		}
+	}
 	var runs []int // lengths of the runs of a's devices adjacent in memory
 	run := 1
 	for i := 1; i < len(inA); i++ {

@@ -268,9 +268,11 @@ type slabDevice struct {
 	vals [slabVals]any
 }
 
-// zoneChunk is what is left of a zone's current chunk of devices, and the
-// size of its next one.
-type zoneChunk struct {
+// zoneChunk is what is left of a zone's current chunks of devices, and the
+// sizes of its next ones: one for the devices that watch persons ([1]),
+// one for the others ([0]), so that a person's move, which calls the
+// watchers of two zones, reads a few adjacent ones of each.
+type zoneChunk [2]struct {
 	free []slabDevice
 	next int
 }
@@ -294,13 +296,16 @@ func (s *slab) device(e *zoneEntry, src *device) *device {
 	free := &s.devices
 	size := slabChunk
 	if e != nil {
-		c := e.chunk
-		if c == nil {
-			c = &zoneChunk{next: zoneChunkMin}
-			e.chunk = c
+		if e.chunk == nil {
+			e.chunk = new(zoneChunk)
+		}
+		c := &e.chunk[0]
+		if src.kind.Behavior.Persons != nil {
+			c = &e.chunk[1]
 		}
 		free = &c.free
 		if len(c.free) == 0 {
+			c.next = max(c.next, zoneChunkMin)
 			size, c.next = c.next, min(2*c.next, slabChunk)
 		}
 	}

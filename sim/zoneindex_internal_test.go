@@ -162,11 +162,12 @@ func TestZoneIndex(t *testing.T) {
 	}
 }
 
-// TestSlabGroupsZones checks that past the first slabAfter devices, those
-// of one zone come from chunks of that zone, one after the other in memory
-// whatever order the zones' devices were made in, in chunks that double
-// from two, kept in the zones' entries; and that a deleted zone, or a
-// reset, leaves no entry behind to hold a chunk.
+// TestSlabGroupsZones checks that past the first slabAfter devices, the
+// watchers of persons of one zone come from chunks of that zone, one after
+// the other in memory whatever order the zones' devices (watchers or not)
+// were made in, in chunks that double from two, kept in the zones' entries,
+// with their values inside; and that a deleted zone, or a reset, leaves no
+// entry behind to hold a chunk.
 func TestSlabGroupsZones(t *testing.T) {
 	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
 	for _, id := range []string{"a", "b"} {
@@ -178,21 +179,23 @@ func TestSlabGroupsZones(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	create := func(id string, x int) *device {
+	createKind := func(id, kind string, x int) *device {
 		t.Helper()
-		if _, err := h.CreateDevice(DeviceSpec{ID: id, Type: "PresenceSensor", PositionX: &x, PositionY: new(10)}); err != nil {
+		if _, err := h.CreateDevice(DeviceSpec{ID: id, Type: kind, PositionX: &x, PositionY: new(10)}); err != nil {
 			t.Fatal(err)
 		}
 		d, _ := h.devices.get(id)
 		return d
 	}
+	create := func(id string, x int) *device { return createKind(id, "PresenceSensor", x) }
 	for i := range slabAfter {
 		create(fmt.Sprintf("out%d", i), 500) // outside every zone, allocated one by one
 	}
 	var inA []*device
-	for i := range 12 { // a and b in turn
+	for i := range 12 { // a and b in turn, watchers of persons among others
 		inA = append(inA, create(fmt.Sprintf("a%d", i), 10))
 		create(fmt.Sprintf("b%d", i), 110)
+		createKind(fmt.Sprintf("t%d", i), "Thermometer", 10)
 	}
 	size := unsafe.Sizeof(slabDevice{})
 	for _, d := range inA {

@@ -23,15 +23,16 @@ func locateByScan(zones []*Zone, x, y int) *Zone {
 
 // TestZoneGrid compares the grid with a scan of every zone on random
 // plans: rooms in a grid, overlapping and nested zones, zones of equal
-// area, zones far apart, huge zones, single points; and on points inside,
-// on the edges of and outside the zones.
+// area, zones far apart, huge zones, single points, negative coordinates;
+// and on points inside, on the edges of and outside the zones.
 func TestZoneGrid(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for round := range 400 {
 		var zones []*Zone
 		span := []int{50, 1000, 1_000_000, MaxCoordinate}[r.IntN(4)]
+		off := []int{0, span / 2}[r.IntN(2)] // plans reaching below 0
 		for i := range 1 + r.IntN(120) {
-			x, y := r.IntN(span), r.IntN(span)
+			x, y := r.IntN(span)-off, r.IntN(span)-off
 			w, h := r.IntN(span/10+1), r.IntN(span/10+1)
 			switch r.IntN(10) {
 			case 0:
@@ -53,7 +54,7 @@ func TestZoneGrid(t *testing.T) {
 				x = []int{z.LeftX, z.RightX, z.LeftX - 1, z.RightX + 1, (z.LeftX + z.RightX) / 2}[r.IntN(5)]
 				y = []int{z.TopY, z.BottomY, z.TopY - 1, z.BottomY + 1, (z.TopY + z.BottomY) / 2}[r.IntN(5)]
 			} else {
-				x, y = r.IntN(span+2)-1, r.IntN(span+2)-1
+				x, y = r.IntN(span+2)-1-off, r.IntN(span+2)-1-off
 			}
 			want := locateByScan(zones, x, y)
 			if got := g.locate(x, y); got != want {

@@ -268,11 +268,12 @@ func (h *Home) lightLux(d *device, z *Zone, watts float64) float64 {
 // a photometer has been in the zone (before that, a value set by hand is
 // left alone). In the realistic model every zone has it: daylight plus the
 // lights' flux.
-func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil) }
+func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil, nil) }
 
 // relightShapedLocked is relightLocked given the zones' shapes (shapes[i]
-// is zones[i]'s), or nil to work them out as needed.
-func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone) {
+// is zones[i]'s) and their entries in the zone index, or nil to work them
+// out as needed.
+func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*zoneEntry) {
 	realistic := h.physics == PhysicsRealistic
 	outdoor := -1.0 // the outdoor illuminance, once read
 	for i, z := range zones {
@@ -280,9 +281,12 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone) {
 			continue
 		}
 		sum, involved := 0.0, realistic || h.inZone.lit(z)
-		if realistic {
+		switch {
+		case realistic && ents != nil:
+			sum = ents[i].sumsOf().flux
+		case realistic:
 			sum = h.inZone.sumsOf(z).flux
-		} else {
+		default:
 			for _, d := range h.inZone.in(z) {
 				switch {
 				case d.kind.Behavior.Light != nil:

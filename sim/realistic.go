@@ -196,6 +196,25 @@ type stepScratch struct {
 	shapes      []thermalZone
 	shapesGen   uint64
 	shapesValid bool
+	// entries are the zones' entries in the zone index (nil: none), kept
+	// while entriesValid and the zones (volGen) and the index's entries
+	// (its gen) stay as they were.
+	entries                  []*zoneEntry
+	entriesVol, entriesIndex uint64
+	entriesValid             bool
+}
+
+// entriesLocked returns the entries of the zones zs, h.zones.list, in
+// the zone index (see stepScratch.entries).
+func (h *Home) entriesLocked(sc *stepScratch, zs []*Zone) []*zoneEntry {
+	if !sc.entriesValid || sc.entriesVol != h.volGen || sc.entriesIndex != h.inZone.gen || len(sc.entries) != len(zs) {
+		ents := grown(&sc.entries, len(zs))
+		for i, z := range zs {
+			ents[i] = h.inZone.lookup(z)
+		}
+		sc.entriesVol, sc.entriesIndex, sc.entriesValid = h.volGen, h.inZone.gen, true
+	}
+	return sc.entries
 }
 
 // grown returns *s resized to n zero entries, reusing its array when it can.
@@ -237,8 +256,9 @@ func (h *Home) stepLocked(at int64) {
 	sc := h.scratch
 	q := grown(&sc.q, n)             // W into each zone
 	opening := grown(&sc.opening, n) // m² open to the outdoors
+	ents := h.entriesLocked(sc, zs)
 	for i, z := range zs {
-		s := h.inZone.sumsOf(z)
+		s := ents[i].sumsOf()
 		q[i], opening[i] = s.power, s.opening
 		for range h.personsInLocked(z.ID) {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
@@ -293,5 +313,5 @@ func (h *Home) stepLocked(at int64) {
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
 		h.setVariableLocked(z, VarTemperature, &t)
 	}
-	h.relightShapedLocked(zs, shapes)
+	h.relightShapedLocked(zs, shapes, h.entriesLocked(sc, zs))
 }

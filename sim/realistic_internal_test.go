@@ -20,7 +20,7 @@ func TestStepShapesKept(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
 	num := func(lo, hi float64) *float64 { v := lo + r.Float64()*(hi-lo); return &v }
-	kept := 0
+	kept, keptEntries := 0, 0
 	for step := range 2000 {
 		zone := fmt.Sprintf("z%d", r.IntN(8))
 		switch op := r.IntN(9); op {
@@ -34,6 +34,11 @@ func TestStepShapesKept(t *testing.T) {
 			h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarWindowShare: nil, VarVolume: nil}})
 		case 6:
 			h.UpdateEnvironment(EnvironmentUpdate{WindowShare: num(0, 1)})
+		case 7: // a device somewhere: a zone it falls in gets an entry
+			x, y := r.IntN(400), r.IntN(400)
+			h.CreateDevice(DeviceSpec{ID: fmt.Sprintf("d%d", r.IntN(20)), Type: "Heater", PositionX: &x, PositionY: &y})
+		case 8:
+			h.DeleteDevice(fmt.Sprintf("d%d", r.IntN(20)))
 		}
 		if err := h.Advance(time.Minute); err != nil {
 			t.Fatal(err)
@@ -56,9 +61,18 @@ func TestStepShapesKept(t *testing.T) {
 				t.Fatalf("step %d: kept shapes differ from fresh ones (-fresh +kept):\n%s", step, diff)
 			}
 		}
+		if sc := h.scratch; sc != nil && sc.entriesValid && sc.entriesVol == h.volGen && sc.entriesIndex == h.inZone.gen {
+			keptEntries++
+			for i, z := range h.zones.list {
+				if want := h.inZone.lookup(z); sc.entries[i] != want {
+					h.mu.Unlock()
+					t.Fatalf("step %d: zone %s's kept entry is %p, its entry %p", step, z.ID, sc.entries[i], want)
+				}
+			}
+		}
 		h.mu.Unlock()
 	}
-	if kept < 500 {
-		t.Fatalf("only %d of 2000 steps kept their shapes", kept)
+	if kept < 500 || keptEntries < 500 {
+		t.Fatalf("only %d of 2000 steps kept their shapes, %d their entries", kept, keptEntries)
 	}
 }

@@ -13,6 +13,7 @@ type zoneIndex struct {
 	few   []zoneRef            // the entries, while at most scanned
 	zones map[*Zone]*zoneEntry // the entries, once more than scanned; nil before
 	next  uint64               // creation number of the next device
+	gen   uint64               // bumped when an entry is made or dropped (see stepScratch)
 }
 
 // zoneRef is a zone and its entry.
@@ -62,6 +63,7 @@ func (x *zoneIndex) entry(z *Zone) *zoneEntry {
 		return e
 	}
 	e := &zoneEntry{}
+	x.gen++
 	switch {
 	case x.zones != nil:
 		x.zones[z] = e
@@ -90,8 +92,10 @@ func (x *zoneIndex) each(fn func(z *Zone, e *zoneEntry)) {
 
 // sumsOf returns z's sums, adding them up again if a device changed: zero
 // for a zone without devices.
-func (x *zoneIndex) sumsOf(z *Zone) zoneSums {
-	e := x.lookup(z)
+func (x *zoneIndex) sumsOf(z *Zone) zoneSums { return x.lookup(z).sumsOf() }
+
+// sumsOf returns the sums of e's zone (see zoneIndex.sumsOf); e may be nil.
+func (e *zoneEntry) sumsOf() zoneSums {
 	if e == nil {
 		return zoneSums{valid: true}
 	}
@@ -210,6 +214,7 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 }
 
 func (x *zoneIndex) reset() {
+	x.gen++
 	clear(x.few)
 	x.few, x.zones = x.few[:0], nil
 }
@@ -224,6 +229,7 @@ func (x *zoneIndex) retire(z *Zone) {
 
 // forget drops what the index keeps of a deleted zone.
 func (x *zoneIndex) forget(z *Zone) {
+	x.gen++
 	x.few = slices.DeleteFunc(x.few, func(r zoneRef) bool { return r.z == z })
 	delete(x.zones, z)
 }

@@ -204,10 +204,7 @@ func (c *DeviceContext) Persons() []Person {
 // PersonCount returns how many persons are in the device's zone; 0 outside
 // every zone.
 func (c *DeviceContext) PersonCount() int {
-	if c.d.zone == nil {
-		return 0
-	}
-	return c.h.personsInLocked(c.d.zone.ID)
+	return c.h.personsInLocked(c.d.zone)
 }
 
 // ZoneConsumption returns the electric power, in watts, that the other

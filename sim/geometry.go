@@ -67,12 +67,13 @@ func (h *Home) relocateAllLocked() {
 	watched := h.watchedLocked()
 	for _, p := range h.persons.list {
 		from := p.Location
-		if h.placePersonLocked(p) {
-			h.countPersonLocked(from, p.Location)
+		if to, changed := h.placePersonLocked(p); changed {
+			fromZ, _ := h.zones.get(from) // nil if it was just deleted
+			h.countPersonLocked(fromZ, to)
 			if watched {
 				h.publishPersonLocked(EventPersonPositionUpdate, p)
 			}
-			h.personMovedLocked(p, from, false, false)
+			h.personMovedLocked(p, from, fromZ, to, false, false)
 		}
 	}
 	for _, d := range h.devices.list {

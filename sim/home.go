@@ -63,13 +63,13 @@ type Home struct {
 	// apart cost 16 bytes of padding, and a Home of more than 888 bytes
 	// takes the next size class of the allocator (1,024 bytes with its
 	// header): 128 bytes more for every small home.
-	contactsValid bool           // contacts is up to date
-	delivering    bool           // an observer delivery loop is running
-	pin           int64          // simulated ms
-	inZone        zoneIndex      // the devices of each zone, and what the physics notes of it
-	volGen        uint64         // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
-	grid          zoneGrid       // finds the zone of a point
-	personsAt     map[string]int // how many persons each Location has; nil until counted (see personsInLocked)
+	contactsValid bool          // contacts is up to date
+	delivering    bool          // an observer delivery loop is running
+	pin           int64         // simulated ms
+	inZone        zoneIndex     // the devices of each zone, and what the physics notes of it
+	volGen        uint64        // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
+	grid          zoneGrid      // finds the zone of a point
+	personsAt     map[*Zone]int // how many persons each zone has; nil until counted (see personsInLocked)
 	heatCells     map[*Zone]*heatCell
 	slab          slab                // where devices and their heat timers are allocated
 	dirtyHeat     []*heatCell         // cells whose temperature is not yet in their zone

@@ -104,11 +104,11 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	if _, ok := h.persons.get(p.ID); ok {
 		return Person{}, conflictf("person %q already exists", p.ID)
 	}
-	h.placePersonLocked(p)
+	to, _ := h.placePersonLocked(p)
 	h.persons.add(p.ID, p)
-	h.countPersonLocked("", p.Location)
+	h.countPersonLocked(nil, to)
 	h.publishPersonLocked(EventPersonAdded, p)
-	h.personMovedLocked(p, LocationUnknown, true, false)
+	h.personMovedLocked(p, LocationUnknown, nil, to, true, false)
 	return *p, nil
 }
 
@@ -166,16 +166,20 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 	if err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
 		return Person{}, err
 	}
-	h.placePersonLocked(&next)
+	to, _ := h.placePersonLocked(&next)
 	old := *cur
 	*cur = next
-	h.countPersonLocked(old.Location, cur.Location)
+	from := to
+	if old.Location != cur.Location {
+		from, _ = h.zones.get(old.Location)
+		h.countPersonLocked(from, to)
+	}
 	if old.Name != cur.Name || old.Type != cur.Type {
 		h.publishPersonLocked(EventPersonUpdated, cur)
 	}
 	if moved := old.PositionX != cur.PositionX || old.PositionY != cur.PositionY; moved || old.Location != cur.Location {
 		h.publishPersonLocked(EventPersonPositionUpdate, cur)
-		h.personMovedLocked(cur, old.Location, moved, false)
+		h.personMovedLocked(cur, old.Location, from, to, moved, false)
 	}
 	return *cur, nil
 }
@@ -191,63 +195,75 @@ func (h *Home) DeletePerson(id string) error {
 		return notFoundf("person %q does not exist", truncate(id))
 	}
 	h.persons.remove(id)
-	h.countPersonLocked(p.Location, "")
+	from, _ := h.zones.get(p.Location)
+	h.countPersonLocked(from, nil)
 	h.publishLocked(Event{Type: EventPersonRemoved, PersonID: id})
-	h.personMovedLocked(p, p.Location, false, true)
+	h.personMovedLocked(p, p.Location, from, nil, false, true)
 	return nil
 }
 
-// personsInLocked returns how many persons are in the zone id. A home
-// with few persons and zones walks its persons; past scanned of either
-// (a step of the realistic model asks for every zone), they are counted
-// once and the counts kept from then on.
-func (h *Home) personsInLocked(id string) int {
+// personsInLocked returns how many persons are in zone z (nil: none). A
+// home with few persons and zones walks its persons; past scanned of
+// either (a step of the realistic model asks for every zone), they are
+// counted once and the counts kept from then on, by zone (a zone's id
+// would be hashed, and its bytes read, at every count).
+func (h *Home) personsInLocked(z *Zone) int {
+	if z == nil {
+		return 0
+	}
 	if h.personsAt == nil {
 		if len(h.persons.list) <= scanned && len(h.zones.list) <= scanned {
 			n := 0
 			for _, p := range h.persons.list {
-				if p.Location == id {
+				if p.Location == z.ID {
 					n++
 				}
 			}
 			return n
 		}
-		h.personsAt = map[string]int{}
+		h.personsAt = map[*Zone]int{}
 		for _, p := range h.persons.list {
-			if p.Location != "" {
-				h.personsAt[p.Location]++
+			if in, ok := h.zones.get(p.Location); ok {
+				h.personsAt[in]++
 			}
 		}
 	}
-	return h.personsAt[id]
+	return h.personsAt[z]
 }
 
-// countPersonLocked counts a person of the home as moved from Location
-// from to Location to ("": none, when created or removed).
-func (h *Home) countPersonLocked(from, to string) {
+// countPersonLocked counts a person of the home as moved from zone from to
+// zone to (nil: none, when created or removed, or a deleted zone: see
+// forgetPersonsLocked).
+func (h *Home) countPersonLocked(from, to *Zone) {
 	if from == to || h.personsAt == nil {
 		return // nothing counted yet: see personsInLocked
 	}
-	if from != "" {
+	if from != nil {
 		if h.personsAt[from]--; h.personsAt[from] <= 0 {
 			delete(h.personsAt, from)
 		}
 	}
-	if to != "" {
+	if to != nil {
 		h.personsAt[to]++
 	}
 }
 
-// placePersonLocked recomputes the person's location from its position and
-// reports whether it changed.
-func (h *Home) placePersonLocked(p *Person) bool {
+// forgetPersonsLocked drops the count of zone z, being deleted: its
+// persons are then placed again, and counted, from no zone.
+func (h *Home) forgetPersonsLocked(z *Zone) { delete(h.personsAt, z) }
+
+// placePersonLocked recomputes the person's location from its position,
+// and returns the zone it is in (nil: none) and whether its location
+// changed.
+func (h *Home) placePersonLocked(p *Person) (*Zone, bool) {
 	loc := LocationUnknown
-	if z := h.locateLocked(p.PositionX, p.PositionY); z != nil {
+	z := h.locateLocked(p.PositionX, p.PositionY)
+	if z != nil {
 		loc = z.ID
 	}
 	changed := loc != p.Location
 	p.Location = loc
-	return changed
+	return z, changed
 }
 
 func (h *Home) publishPersonLocked(t EventType, p *Person) {

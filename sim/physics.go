@@ -476,13 +476,13 @@ func (h *Home) deriveLocked(d *device) bool {
 // personMovedLocked tells the devices watching persons in the zones person
 // p left and entered what happened, after p moved from zone id from
 // (LocationUnknown if none); gone is set when the person was removed.
-func (h *Home) personMovedLocked(p *Person, from string, moved, gone bool) {
+// fromZ and toZ are the zones left and entered, nil for none (or a zone
+// deleted).
+func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved, gone bool) {
 	to := p.Location
 	if gone {
 		to = LocationUnknown
 	}
-	fromZ, _ := h.zones.get(from)
-	toZ, _ := h.zones.get(to)
 	a, b := h.inZone.watching(fromZ), h.inZone.watching(toZ)
 	if fromZ == toZ {
 		b = nil

@@ -260,7 +260,7 @@ func (h *Home) stepLocked(at int64) {
 	for i, z := range zs {
 		s := ents[i].sumsOf()
 		q[i], opening[i] = s.power, s.opening
-		for range h.personsInLocked(z.ID) {
+		for range h.personsInLocked(z) {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}

@@ -88,15 +88,20 @@ func TestZoneIndex(t *testing.T) {
 		}
 		at, counts := map[string]int{}, map[string]int{}
 		for _, p := range h.persons.list {
-			at[p.Location]++
-		}
-		for loc := range at {
-			counts[loc] = h.personsInLocked(loc)
+			if p.Location != LocationUnknown {
+				at[p.Location]++
+			}
 		}
 		for _, z := range h.zones.list {
-			if n := h.personsInLocked(z.ID); n > 0 {
+			if n := h.personsInLocked(z); n > 0 {
 				counts[z.ID] = n
 			}
+		}
+		if n := h.personsInLocked(nil); n != 0 {
+			t.Fatalf("step %d: %d persons counted in no zone", step, n)
+		}
+		if h.personsAt != nil && len(h.personsAt) != len(at) {
+			t.Fatalf("step %d: counts kept for %d zones, %d have persons (a deleted zone's left?)", step, len(h.personsAt), len(at))
 		}
 		if diff := gocmp.Diff(at, counts, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d: person counts differ (-walk +counts):\n%s", step, diff)

@@ -36,18 +36,17 @@ type Device struct {
 // state. It holds what a Device holds without repeating what its kind
 // knows (type, services) or what its properties say: the home keeps many.
 type device struct {
-	ID, Name             string
-	PositionX, PositionY int32 // within ±MaxCoordinate
-	Width, Height        int32
-
-	entry  *kindEntry     // the kind as registered: type and services
-	kind   *Kind          // as the home's physics sees it; shared, read only
-	zone   *Zone          // the zone holding the device; nil outside every zone
-	n      uint64         // creation number: its place in h.devices.list (see zoneIndex)
-	timer  *timer         // the contract model's periodic heat update
-	ticker *timer         // the behaviour's Tick
-	frozen map[string]any // readings kept while the sensor is faulty
-	props  props          // all but state, fault and Location (see Props)
+	// What a person's move reads of each sensor it wakes, on the first
+	// cache line: the kind, the zone, the creation number, the flags and
+	// the properties.
+	kind        *Kind  // as the home's physics sees it; shared, read only
+	zone        *Zone  // the zone holding the device; nil outside every zone
+	n           uint64 // creation number: its place in h.devices.list (see zoneIndex)
+	props       props  // all but state, fault and Location (see Props)
+	active      bool   // state is "activated"
+	faulty      bool   // fault is "yes"
+	sensesLight bool   // a property follows the zone's Illuminance
+	follows     bool   // a property follows a zone variable: see Props.stored
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.
@@ -58,10 +57,14 @@ type device struct {
 	noise       float64 // dB
 	flux        float64 // light × its efficacy: lm, in the realistic model
 
-	active      bool // state is "activated"
-	faulty      bool // fault is "yes"
-	sensesLight bool // a property follows the zone's Illuminance
-	follows     bool // a property follows a zone variable: see Props.stored
+	entry  *kindEntry     // the kind as registered: type and services
+	timer  *timer         // the contract model's periodic heat update
+	ticker *timer         // the behaviour's Tick
+	frozen map[string]any // readings kept while the sensor is faulty
+
+	ID, Name             string
+	PositionX, PositionY int32 // within ±MaxCoordinate
+	Width, Height        int32
 }
 
 // location returns the id of the zone holding the device, "" outside

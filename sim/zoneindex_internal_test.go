@@ -256,3 +256,26 @@ func churnZone(h *Home, r *rand.Rand, id string, op int) {
 		h.DeleteZone(id)
 	}
 }
+
+// TestDeviceLayout guards what a person's move relies on: the fields it
+// reads of each sensor it wakes (kind, zone, creation number, flags,
+// properties) lie in the device's first 64 bytes, and a device of a chunk
+// takes whole cache lines (256 bytes: its values on a line of their own),
+// so that every device of a chunk starts a line as the chunk does.
+func TestDeviceLayout(t *testing.T) {
+	var d device
+	hot := map[string]uintptr{
+		"kind": unsafe.Offsetof(d.kind) + unsafe.Sizeof(d.kind), "zone": unsafe.Offsetof(d.zone) + unsafe.Sizeof(d.zone),
+		"n": unsafe.Offsetof(d.n) + unsafe.Sizeof(d.n), "props": unsafe.Offsetof(d.props) + unsafe.Sizeof(d.props),
+		"active": unsafe.Offsetof(d.active) + 1, "faulty": unsafe.Offsetof(d.faulty) + 1,
+		"sensesLight": unsafe.Offsetof(d.sensesLight) + 1, "follows": unsafe.Offsetof(d.follows) + 1,
+	}
+	for name, end := range hot {
+		if end > 64 {
+			t.Errorf("device.%s ends at byte %d, past the first cache line", name, end)
+		}
+	}
+	if size := unsafe.Sizeof(slabDevice{}); size != 256 {
+		t.Errorf("a device of a chunk takes %d bytes, want 256 (four cache lines)", size)
+	}
+}

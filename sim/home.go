@@ -59,24 +59,24 @@ type Home struct {
 	span   int64 // simulated ms covered by the periodic timer running (see runDueLocked)
 	timers calendar
 	pinned bool // while a timer runs, the time reads as pin
-	// Two flags of the groups below, kept here beside pinned: three bools
+	// Three flags of the groups below, kept here beside pinned: bools
 	// apart cost 16 bytes of padding, and a Home of more than 888 bytes
 	// takes the next size class of the allocator (1,024 bytes with its
 	// header): 128 bytes more for every small home.
-	contactsValid bool          // contacts is up to date
-	delivering    bool          // an observer delivery loop is running
-	pin           int64         // simulated ms
-	inZone        zoneIndex     // the devices of each zone, and what the physics notes of it
-	volGen        uint64        // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
-	grid          zoneGrid      // finds the zone of a point
-	personsAt     map[*Zone]int // how many persons each zone has; nil until counted (see personsInLocked)
-	heatCells     map[*Zone]*heatCell
-	slab          slab                // where devices and their heat timers are allocated
-	dirtyHeat     []*heatCell         // cells whose temperature is not yet in their zone
-	pending       map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
-	contexts      []*DeviceContext    // free DeviceContexts (see contextLocked)
-	scratch       *stepScratch        // the realistic step's slices; nil until a step
-	scripts       ordered[playerScript]
+	contactsValid  bool      // contacts is up to date
+	delivering     bool      // an observer delivery loop is running
+	personsCounted bool      // the zone index counts each zone's persons (see personsInLocked)
+	pin            int64     // simulated ms
+	inZone         zoneIndex // the devices of each zone, and what the physics notes of it
+	volGen         uint64    // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
+	grid           zoneGrid  // finds the zone of a point
+	heatCells      map[*Zone]*heatCell
+	slab           slab                // where devices and their heat timers are allocated
+	dirtyHeat      []*heatCell         // cells whose temperature is not yet in their zone
+	pending        map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
+	contexts       []*DeviceContext    // free DeviceContexts (see contextLocked)
+	scratch        *stepScratch        // the realistic step's slices; nil until a step
+	scripts        ordered[playerScript]
 
 	env      outdoors
 	contacts []contact // walls the zones share (realistic model); see contactsValid
@@ -248,7 +248,6 @@ func (h *Home) Reset() {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
 	h.inZone.reset()
-	clear(h.personsAt)
 	clear(h.heatCells)
 	for _, d := range slices.Clone(h.devices.list) {
 		h.cancelDeviceTimersLocked(d)

@@ -205,52 +205,55 @@ func (h *Home) DeletePerson(id string) error {
 // personsInLocked returns how many persons are in zone z (nil: none). A
 // home with few persons and zones walks its persons; past scanned of
 // either (a step of the realistic model asks for every zone), they are
-// counted once and the counts kept from then on, by zone (a zone's id
-// would be hashed, and its bytes read, at every count).
+// counted once and the counts kept from then on, in the zones' entries of
+// the zone index (see zoneEntry.persons).
 func (h *Home) personsInLocked(z *Zone) int {
 	if z == nil {
 		return 0
 	}
-	if h.personsAt == nil {
-		if len(h.persons.list) <= scanned && len(h.zones.list) <= scanned {
-			n := 0
-			for _, p := range h.persons.list {
-				if p.Location == z.ID {
-					n++
-				}
+	if !h.countingPersonsLocked() {
+		n := 0
+		for _, p := range h.persons.list {
+			if p.Location == z.ID {
+				n++
 			}
-			return n
 		}
-		h.personsAt = map[*Zone]int{}
+		return n
+	}
+	return h.inZone.lookup(z).personCount()
+}
+
+// countingPersonsLocked reports whether the home counts its persons by
+// zone, starting to if it has outgrown walking them (see personsInLocked).
+func (h *Home) countingPersonsLocked() bool {
+	if !h.personsCounted {
+		if len(h.persons.list) <= scanned && len(h.zones.list) <= scanned {
+			return false
+		}
+		h.personsCounted = true
 		for _, p := range h.persons.list {
 			if in, ok := h.zones.get(p.Location); ok {
-				h.personsAt[in]++
+				h.inZone.entry(in).persons++
 			}
 		}
 	}
-	return h.personsAt[z]
+	return true
 }
 
 // countPersonLocked counts a person of the home as moved from zone from to
-// zone to (nil: none, when created or removed, or a deleted zone: see
-// forgetPersonsLocked).
+// zone to (nil: none, when created or removed, or a deleted zone, whose
+// count went with it: see zoneIndex.retire).
 func (h *Home) countPersonLocked(from, to *Zone) {
-	if from == to || h.personsAt == nil {
+	if from == to || !h.personsCounted {
 		return // nothing counted yet: see personsInLocked
 	}
-	if from != nil {
-		if h.personsAt[from]--; h.personsAt[from] <= 0 {
-			delete(h.personsAt, from)
-		}
+	if e := h.inZone.lookup(from); e != nil {
+		e.persons--
 	}
 	if to != nil {
-		h.personsAt[to]++
+		h.inZone.entry(to).persons++
 	}
 }
-
-// forgetPersonsLocked drops the count of zone z, being deleted: its
-// persons are then placed again, and counted, from no zone.
-func (h *Home) forgetPersonsLocked(z *Zone) { delete(h.personsAt, z) }
 
 // placePersonLocked recomputes the person's location from its position,
 // and returns the zone it is in (nil: none) and whether its location

@@ -254,13 +254,20 @@ func (h *Home) stepLocked(at int64) {
 		h.scratch = new(stepScratch)
 	}
 	sc := h.scratch
-	q := grown(&sc.q, n)             // W into each zone
-	opening := grown(&sc.opening, n) // m² open to the outdoors
+	q := grown(&sc.q, n)                 // W into each zone
+	opening := grown(&sc.opening, n)     // m² open to the outdoors
+	counted := h.countingPersonsLocked() // before the entries: counting may make some
 	ents := h.entriesLocked(sc, zs)
 	for i, z := range zs {
 		s := ents[i].sumsOf()
 		q[i], opening[i] = s.power, s.opening
-		for range h.personsInLocked(z) {
+		persons := 0
+		if counted {
+			persons = ents[i].personCount()
+		} else {
+			persons = h.personsInLocked(z)
+		}
+		for range persons {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}

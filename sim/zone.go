@@ -276,7 +276,6 @@ func (h *Home) DeleteZone(id string) error {
 	}
 	z, _ := h.zones.get(id)
 	delete(h.heatCells, z)
-	h.forgetPersonsLocked(z)
 	h.inZone.retire(z)
 	h.zones.remove(id)
 	h.invalidateShapesLocked()

@@ -30,6 +30,7 @@ type zoneEntry struct {
 	sums     zoneSums
 	lit      bool       // the lights maintain the zone's Illuminance
 	noisy    bool       // the devices maintain the zone's Noise
+	persons  int32      // persons in the zone, once the home counts them (see Home.personsInLocked)
 	chunk    *zoneChunk // where the zone's next devices come from in a large home (see slab); nil before
 }
 
@@ -220,11 +221,20 @@ func (x *zoneIndex) reset() {
 }
 
 // retire forgets what the physics noted of a zone being deleted (its
-// lit and noisy flags, its sums), keeping its devices until they leave.
+// lit and noisy flags, its sums, its persons: they are placed again from no
+// zone), keeping its devices until they leave.
 func (x *zoneIndex) retire(z *Zone) {
 	if e := x.lookup(z); e != nil {
-		e.lit, e.noisy, e.sums.valid = false, false, false
+		e.lit, e.noisy, e.sums.valid, e.persons = false, false, false, 0
 	}
+}
+
+// personCount returns the persons counted in e's zone; e may be nil.
+func (e *zoneEntry) personCount() int {
+	if e == nil {
+		return 0
+	}
+	return int(e.persons)
 }
 
 // forget drops what the index keeps of a deleted zone.

@@ -80,16 +80,19 @@ func TestZoneIndex(t *testing.T) {
 				t.Fatalf("step %d: zone %s: sums %+v kept, %+v now", step, z.ID, cached, fresh)
 			}
 		})
-		if h.personsAt != nil {
+		if h.personsCounted {
 			counted++
 		}
 		if h.inZone.zones == nil {
 			few++
 		}
 		at, counts := map[string]int{}, map[string]int{}
+		nowhere := 0
 		for _, p := range h.persons.list {
 			if p.Location != LocationUnknown {
 				at[p.Location]++
+			} else {
+				nowhere++
 			}
 		}
 		for _, z := range h.zones.list {
@@ -100,8 +103,18 @@ func TestZoneIndex(t *testing.T) {
 		if n := h.personsInLocked(nil); n != 0 {
 			t.Fatalf("step %d: %d persons counted in no zone", step, n)
 		}
-		if h.personsAt != nil && len(h.personsAt) != len(at) {
-			t.Fatalf("step %d: counts kept for %d zones, %d have persons (a deleted zone's left?)", step, len(h.personsAt), len(at))
+		if h.personsCounted {
+			kept, total := 0, 0
+			h.inZone.each(func(z *Zone, e *zoneEntry) {
+				if e.persons != 0 {
+					kept++
+					total += int(e.persons)
+				}
+			})
+			if kept != len(at) || total != len(h.persons.list)-nowhere {
+				t.Fatalf("step %d: counts kept for %d zones (%d persons), %d have persons (%d) (a deleted zone's left?)",
+					step, kept, total, len(at), len(h.persons.list)-nowhere)
+			}
 		}
 		if diff := gocmp.Diff(at, counts, cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("step %d: person counts differ (-walk +counts):\n%s", step, diff)

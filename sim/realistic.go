@@ -189,6 +189,10 @@ func (h *Home) meterLocked(z *Zone) {
 // zones, 1,440 times a simulated day.
 type stepScratch struct {
 	q, opening, shared, temps, g, gt []float64
+	// decay[i] is zone i's last decay factor exp(-x), and decayOf[i] its
+	// x: most zones' conductance, capacity and step stay the same from one
+	// step to the next, and the same x gives the same factor.
+	decay, decayOf []float64
 	// shapes are the zones' thermal shapes, kept from one step to the next
 	// while shapesGen is h.volGen: they change only with the zones'
 	// geometry, their Volume and WindowShare variables, the environment's
@@ -311,12 +315,23 @@ func (h *Home) stepLocked(at int64) {
 		gt[c.b] += k * temps[c.a]
 	}
 	dt := float64(h.span) / 1000 // one step, or more when the live driver coalesces
+	if len(sc.decay) != n {
+		grown(&sc.decay, n)
+		for i := range grown(&sc.decayOf, n) {
+			sc.decayOf[i] = math.NaN() // equal to no x: worked out at the first step
+		}
+	}
+	decay, decayOf := sc.decay, sc.decayOf
 	for i, z := range zs {
 		if g[i] <= 0 || shapes[i].capacity <= 0 {
 			continue
 		}
 		eq := gt[i] / g[i]
-		t := eq + (temps[i]-eq)*math.Exp(-g[i]*dt/shapes[i].capacity)
+		x := g[i] * dt / shapes[i].capacity
+		if x != decayOf[i] {
+			decay[i], decayOf[i] = math.Exp(-x), x
+		}
+		t := eq + (temps[i]-eq)*decay[i]
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
 		h.setVariableLocked(z, VarTemperature, &t)
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -16,14 +17,17 @@ import (
 // fresh computation gives: every change a shape depends on (geometry,
 // Volume and WindowShare variables, the environment's window share, the
 // zones and their shared walls) must make the step compute them again.
+// It also checks the entries the step keeps (see stepScratch.entries) and
+// the decay factors it keeps, with windows opening and shutting so that
+// conductances change from step to step.
 func TestStepShapesKept(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
 	num := func(lo, hi float64) *float64 { v := lo + r.Float64()*(hi-lo); return &v }
-	kept, keptEntries := 0, 0
+	kept, keptEntries, decays := 0, 0, 0
 	for step := range 2000 {
 		zone := fmt.Sprintf("z%d", r.IntN(8))
-		switch op := r.IntN(9); op {
+		switch op := r.IntN(10); op {
 		case 0, 1, 2:
 			churnZone(h, r, zone, op)
 		case 3:
@@ -39,6 +43,13 @@ func TestStepShapesKept(t *testing.T) {
 			h.CreateDevice(DeviceSpec{ID: fmt.Sprintf("d%d", r.IntN(20)), Type: "Heater", PositionX: &x, PositionY: &y})
 		case 8:
 			h.DeleteDevice(fmt.Sprintf("d%d", r.IntN(20)))
+		case 9: // a window opened or shut somewhere: the zone's conductance follows its temperature
+			x, y := r.IntN(400), r.IntN(400)
+			id := fmt.Sprintf("w%d", r.IntN(6))
+			open := map[string]any{PropDoorWindowOpening: r.IntN(2) == 0}
+			if _, err := h.UpdateDevice(id, DeviceUpdate{Properties: open}); err != nil {
+				h.CreateDevice(DeviceSpec{ID: id, Type: "DoorWindowSensor", PositionX: &x, PositionY: &y, Properties: open})
+			}
 		}
 		if err := h.Advance(time.Minute); err != nil {
 			t.Fatal(err)
@@ -61,6 +72,21 @@ func TestStepShapesKept(t *testing.T) {
 				t.Fatalf("step %d: kept shapes differ from fresh ones (-fresh +kept):\n%s", step, diff)
 			}
 		}
+		if sc := h.scratch; sc != nil && len(sc.decay) == len(h.zones.list) {
+			// Each zone's kept decay factor is that of this step's x.
+			dt := float64(RealisticStep) / 1000
+			for i := range h.zones.list {
+				if sc.g[i] <= 0 || sc.shapes[i].capacity <= 0 {
+					continue
+				}
+				decays++
+				x := sc.g[i] * dt / sc.shapes[i].capacity
+				if sc.decayOf[i] != x || sc.decay[i] != math.Exp(-x) {
+					h.mu.Unlock()
+					t.Fatalf("step %d: zone %d's decay is exp(-%v) = %v, this step's exp(-%v) = %v", step, i, sc.decayOf[i], sc.decay[i], x, math.Exp(-x))
+				}
+			}
+		}
 		if sc := h.scratch; sc != nil && sc.entriesValid && sc.entriesVol == h.volGen && sc.entriesIndex == h.inZone.gen {
 			keptEntries++
 			for i, z := range h.zones.list {
@@ -72,7 +98,7 @@ func TestStepShapesKept(t *testing.T) {
 		}
 		h.mu.Unlock()
 	}
-	if kept < 500 || keptEntries < 500 {
-		t.Fatalf("only %d of 2000 steps kept their shapes, %d their entries", kept, keptEntries)
+	if kept < 500 || keptEntries < 500 || decays < 2000 {
+		t.Fatalf("only %d of 2000 steps kept their shapes, %d their entries; %d decays checked", kept, keptEntries, decays)
 	}
 }

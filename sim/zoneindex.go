@@ -262,14 +262,15 @@ func cmpUint(a, b uint64) int {
 // device placed in a zone comes from a chunk of that zone's, so that the
 // devices of a zone lie together whatever order they were made in: what
 // visits a zone (a person's move, its sums, its light) then reads a few
-// pages instead of one per device. A zone's chunks start at two devices
-// and double up to slabChunk, so that the slots a zone holds unused are
-// fewer than its devices plus two, and fewer than slabChunk. A device of a
-// chunk keeps its stored property values next to it (up to slabVals of
-// them), so that reading a sensor's reading costs no second trip to memory.
-// A chunk stays alive while any of its devices does. The first slabAfter
-// devices and timers are allocated one by one, so a small home wastes
-// nothing.
+// pages instead of one per device. A zone has two chunks at a time (its
+// watchers of persons, its other devices: see zoneChunk); each starts at
+// two devices and doubles up to slabChunk, so that the slots it holds
+// unused are fewer than its devices plus two, and fewer than slabChunk.
+// A device of a chunk keeps its stored property values next to it (up to
+// slabVals of them), so that reading a sensor's reading costs no second
+// trip to memory. A chunk stays alive while any of its devices does. The
+// first slabAfter devices and timers are allocated one by one, so a small
+// home wastes nothing.
 type slab struct {
 	n       int // allocated so far
 	devices []slabDevice

@@ -119,7 +119,8 @@ func BenchmarkSimulatedDayScaling(b *testing.B) {
 // TestWatchedDaySameAsUnwatched runs a simulated day of the benchmark home
 // twice in each physics model, once watched by an observer (every heater
 // update is an event) and once not (updates nobody sees are batched), and
-// checks that the zones are the same, to the last bit, all along.
+// checks that the zones are the same, to the last bit, all along, with
+// temperatures set by hand now and then.
 func TestWatchedDaySameAsUnwatched(t *testing.T) {
 	for _, p := range []sim.Physics{sim.PhysicsContract, sim.PhysicsRealistic} {
 		t.Run(string(p), func(t *testing.T) {
@@ -145,6 +146,12 @@ func TestWatchedDaySameAsUnwatched(t *testing.T) {
 					}
 					if err := h.Advance(d); err != nil {
 						t.Fatal(err)
+					}
+					if step%37 == 5 { // a temperature set by hand, which the heaters go on from
+						v := 280 + float64(step%20)
+						if _, err := h.UpdateZone(fmt.Sprintf("z%d", step%size.zones), sim.ZoneUpdate{Variables: map[string]*float64{sim.VarTemperature: &v}}); err != nil {
+							t.Fatal(err)
+						}
 					}
 					zones[i] = append(zones[i], h.Zones())
 				}

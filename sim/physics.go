@@ -285,7 +285,7 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*
 		case realistic && ents != nil:
 			sum = ents[i].sumsOf().flux
 		case realistic:
-			sum = h.inZone.sumsOf(z).flux
+			sum = h.inZone.lookup(z).sumsOf().flux
 		default:
 			for _, d := range h.inZone.in(z) {
 				switch {

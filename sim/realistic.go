@@ -197,26 +197,25 @@ type stepScratch struct {
 	// while shapesGen is h.volGen: they change only with the zones'
 	// geometry, their Volume and WindowShare variables, the environment's
 	// window share and the walls they share, all of which bump volGen.
-	shapes      []thermalZone
-	shapesGen   uint64
-	shapesValid bool
+	// (Before the first step they are none, fewer than the zones.)
+	shapes    []thermalZone
+	shapesGen uint64
 	// entries are the zones' entries in the zone index (nil: none), kept
-	// while entriesValid and the zones (volGen) and the index's entries
-	// (its gen) stay as they were.
+	// while the zones (volGen) and the index's entries (its gen) stay as
+	// they were.
 	entries                  []*zoneEntry
 	entriesVol, entriesIndex uint64
-	entriesValid             bool
 }
 
 // entriesLocked returns the entries of the zones zs, h.zones.list, in
 // the zone index (see stepScratch.entries).
 func (h *Home) entriesLocked(sc *stepScratch, zs []*Zone) []*zoneEntry {
-	if !sc.entriesValid || sc.entriesVol != h.volGen || sc.entriesIndex != h.inZone.gen || len(sc.entries) != len(zs) {
+	if sc.entriesVol != h.volGen || sc.entriesIndex != h.inZone.gen || len(sc.entries) != len(zs) {
 		ents := grown(&sc.entries, len(zs))
 		for i, z := range zs {
 			ents[i] = h.inZone.lookup(z)
 		}
-		sc.entriesVol, sc.entriesIndex, sc.entriesValid = h.volGen, h.inZone.gen, true
+		sc.entriesVol, sc.entriesIndex = h.volGen, h.inZone.gen
 	}
 	return sc.entries
 }
@@ -276,7 +275,7 @@ func (h *Home) stepLocked(at int64) {
 		}
 	}
 	contacts := h.contactsLocked()
-	if !sc.shapesValid || sc.shapesGen != h.volGen || len(sc.shapes) != n {
+	if sc.shapesGen != h.volGen || len(sc.shapes) != n {
 		shared := grown(&sc.shared, n)
 		for _, c := range contacts {
 			shared[c.a] += c.length
@@ -286,7 +285,7 @@ func (h *Home) stepLocked(at int64) {
 		for i, z := range zs {
 			shapes[i] = h.shape(z, shared[i])
 		}
-		sc.shapesGen, sc.shapesValid = h.volGen, true
+		sc.shapesGen = h.volGen
 	}
 	shapes := sc.shapes
 	temps := grown(&sc.temps, n)

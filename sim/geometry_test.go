@@ -1,9 +1,11 @@
 package sim_test
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -357,5 +359,66 @@ func TestZoneMeasures(t *testing.T) {
 				t.Errorf("VolumeM3() = %v, want %v", got, tt.wantVolume)
 			}
 		})
+	}
+}
+
+// TestUnplacedDevice: a device created without a position is outside every
+// zone, even one that covers -1,-1 (plans may use negative coordinates),
+// and has no effect there, until an update gives it a position (-1,-1
+// included) or a location; a script of the home keeps it unplaced.
+func TestUnplacedDevice(t *testing.T) {
+	h, _ := newHome(t)
+	mustZone(t, h, rect("around", -10, -10, 10, 10))
+	unplaced := mustDevice(t, h, sim.DeviceSpec{ID: "u", Type: "Heater", Properties: map[string]any{"heater.powerLevel": 1.0}})
+	if unplaced.PositionX != -1 || unplaced.PositionY != -1 {
+		t.Errorf("new device without a position at (%d,%d), want (-1,-1)", unplaced.PositionX, unplaced.PositionY)
+	}
+	checkDeviceLocation(t, unplaced, "")
+	checkDeviceLocation(t, mustDevice(t, h, placed("p", "Thermometer", -1, -1, nil)), "around")
+	mustDevice(t, h, sim.DeviceSpec{ID: "v", Type: "Thermometer"})
+	mustDevice(t, h, sim.DeviceSpec{ID: "w", Type: "Thermometer"})
+	mustDevice(t, h, sim.DeviceSpec{ID: "x", Type: "Thermometer", PositionX: ptr(-1)}) // one coordinate is a position
+
+	// A zone made, moved or resized later does not place them either.
+	mustZone(t, h, rect("inner", -5, -5, 5, 5))
+	mustUpdateZone(t, h, "around", sim.ZoneUpdate{LeftX: ptr(-20)})
+	mustAdvance(t, h, time.Minute)
+	for _, z := range h.Zones() {
+		if v, ok := z.Variables[sim.VarTemperature]; ok && v != sim.DefaultTemperature {
+			t.Errorf("an unplaced heater ran for a minute: %s's Temperature = %v, want none or %v", z.ID, v, sim.DefaultTemperature)
+		}
+	}
+	want := map[string]string{"device/u": "", "device/p": "inner", "device/v": "", "device/w": "", "device/x": "inner"}
+	if diff := cmp.Diff(want, locations(t, h)); diff != "" {
+		t.Errorf("locations (-want +got):\n%s", diff)
+	}
+
+	// A script of the home restores them as they are.
+	var script bytes.Buffer
+	if err := sim.WriteScript(&script, h, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.ParseScript(&script, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored, _ := newHome(t)
+	applyScript(t, restored, s)
+	if diff := cmp.Diff(want, locations(t, restored)); diff != "" {
+		t.Errorf("locations after a round trip through a script (-want +got):\n%s", diff)
+	}
+
+	// Anything else moves them: a position, -1,-1 too, or a location; other
+	// updates do not.
+	mustUpdateDevice(t, h, "w", sim.DeviceUpdate{Name: ptr("still unplaced")})
+	mustUpdateDevice(t, h, "v", sim.DeviceUpdate{PositionX: ptr(-1), PositionY: ptr(-1)})
+	mustUpdateDevice(t, h, "u", sim.DeviceUpdate{Location: ptr("around")}) // its centre lies in inner
+	want = map[string]string{"device/u": "inner", "device/p": "inner", "device/v": "inner", "device/w": "", "device/x": "inner"}
+	if diff := cmp.Diff(want, locations(t, h)); diff != "" {
+		t.Errorf("locations after the moves (-want +got):\n%s", diff)
+	}
+	mustAdvance(t, h, time.Minute)
+	if got := temperature(t, h, "inner"); got <= sim.DefaultTemperature {
+		t.Errorf("inner's Temperature = %v after a minute of the placed heater, want above %v", got, sim.DefaultTemperature)
 	}
 }

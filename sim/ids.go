@@ -8,8 +8,9 @@ const MaxIDLength = 128
 
 // MaxCoordinate bounds every coordinate and position, which lie in
 // [-MaxCoordinate, MaxCoordinate], so that areas never overflow. Plans may
-// use negative coordinates; a device or person at -1,-1 is "not placed" by
-// convention (it is simply outside every zone that does not cover it).
+// use negative coordinates. A device created without a position is "not
+// placed": at -1,-1 and outside every zone, even one covering -1,-1, until
+// it is moved. A person's location always follows its position.
 const MaxCoordinate = 1_000_000_000
 
 // ValidID reports whether s is a valid id: 1 to [MaxIDLength] letters, digits

@@ -215,7 +215,7 @@ func (sw *scriptWriter) device(d Device) *lateFault {
 	if now {
 		sw.elem("fault-device", "deviceId", d.ID)
 	}
-	if d.PositionX != -1 || d.PositionY != -1 {
+	if d.PositionX != -1 || d.PositionY != -1 || d.Location != "" { // placed (at -1,-1 too when located)
 		sw.elem("move-device", "deviceId", d.ID, "leftX", itoa(d.PositionX), "topY", itoa(d.PositionY))
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.Properties)) {

@@ -141,9 +141,12 @@ func (h *Home) retimeLocked(d *device) {
 }
 
 // tickThermalLocked applies one period of a heater's or cooler's power to
-// its zone (contract model): ΔT = P × Δt / (1200 × V), clamped to
-// [MinTemperature, MaxTemperature]. A deactivated device, or one outside
-// every zone, has no effect.
+// its zone (contract model): ΔT = P × Δt / (1200 × V). The updates that
+// fall due at the same simulated instant add up before the result is
+// clamped to [MinTemperature, MaxTemperature], so that the clamp applies to
+// the zone's net power: a heater and a cooler of equal power leave a zone
+// at a bound where it is. A deactivated device, or one outside every zone,
+// has no effect.
 func (h *Home) tickThermalLocked(t *timer) {
 	p := t.heatPower
 	if p == 0 {
@@ -171,36 +174,56 @@ func (h *Home) tickThermalLocked(t *timer) {
 		return
 	}
 	dt := float64(h.span) / 1000 // one period, or more when the live driver coalesces
-	if h.watchedLocked() {
+	watched := h.watchedLocked()
+	if c.dirty && !watched {
+		// In a run of updates nobody watches: the zone's temperature is
+		// the cell's.
+		if c.at != h.pin {
+			c.sum, c.at = c.temp(), h.pin
+		}
+		c.sum += p * dt / c.capacity
+		return
+	}
+	if watched {
 		// Each update is an event: go through the zone itself.
 		h.flushHeatLocked()
-		t := h.ensureTemperatureLocked(z) + p*dt/c.capacity
-		t = min(max(t, MinTemperature), MaxTemperature)
+	}
+	// The instant's sum goes on while the zone still has what it left it
+	// (the same test as above, where that is always so, so that watched and
+	// unwatched runs agree to the bit); a temperature set in between starts
+	// it again.
+	if cur := h.ensureTemperatureLocked(z); c.at != h.pin || cur != c.temp() {
+		c.sum, c.at = cur, h.pin
+	}
+	c.sum += p * dt / c.capacity
+	if watched {
+		t := c.temp()
 		h.setVariableLocked(z, VarTemperature, &t)
 		return
 	}
-	if !c.dirty {
-		c.temp = h.ensureTemperatureLocked(z)
-		c.dirty = true
-		h.dirtyHeat = append(h.dirtyHeat, c)
-	}
-	c.temp = min(max(c.temp+p*dt/c.capacity, MinTemperature), MaxTemperature)
+	c.dirty = true
+	h.dirtyHeat = append(h.dirtyHeat, c)
 }
 
 // A heatCell is what the contract model's heat updates keep of a zone: its
 // heat capacity (valid while gen is h.volGen; worked out once rather than
-// checked and multiplied at every update) and, while a run of updates nobody
-// watches is under way, its temperature. Thousands of heaters fall due at
+// checked and multiplied at every update), and the unclamped sum of the
+// updates of the instant of the last one. Thousands of heaters fall due at
 // the same simulated instant; they add their heat to the cell, one after
-// the other, and the zone's Temperature variable is written once, by
-// flushHeatLocked, before anything else runs or reads it.
+// the other, and, while nobody watches, the zone's Temperature variable is
+// written once, by flushHeatLocked, before anything else runs or reads it.
 type heatCell struct {
 	z        *Zone
 	gen      uint64
 	capacity float64 // J/K: HeatCapacityPerM3 × the volume; 0 when the volume is not a positive finite number (no effect)
-	temp     float64
-	dirty    bool // temp is newer than z's Temperature variable
+	sum      float64 // the zone's temperature before the first update of instant at, plus that instant's updates so far, unclamped
+	at       int64   // simulated ms of the last update
+	dirty    bool    // temp() is newer than z's Temperature variable
 }
+
+// temp returns the temperature the updates leave the zone: the sum,
+// clamped.
+func (c *heatCell) temp() float64 { return min(max(c.sum, MinTemperature), MaxTemperature) }
 
 // heatCellLocked returns zone z's heat cell, making it if needed.
 func (h *Home) heatCellLocked(z *Zone) *heatCell {
@@ -209,7 +232,7 @@ func (h *Home) heatCellLocked(z *Zone) *heatCell {
 		if h.heatCells == nil {
 			h.heatCells = map[*Zone]*heatCell{}
 		}
-		c = &heatCell{z: z, gen: h.volGen - 1}
+		c = &heatCell{z: z, gen: h.volGen - 1, at: math.MinInt64}
 		h.heatCells[z] = c
 	}
 	return c
@@ -219,7 +242,7 @@ func (h *Home) heatCellLocked(z *Zone) *heatCell {
 // cells into the zones: what the updates would have written one by one.
 func (h *Home) flushHeatLocked() {
 	for _, c := range h.dirtyHeat {
-		c.z.Variables[VarTemperature] = c.temp
+		c.z.Variables[VarTemperature] = c.temp()
 		c.dirty = false
 	}
 	clear(h.dirtyHeat)

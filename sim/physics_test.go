@@ -87,6 +87,41 @@ func TestThermalPhysics(t *testing.T) {
 			vars:    map[string]float64{"Volume": 0.01},
 			devices: []sim.DeviceSpec{placed("c", "Cooler", 50, 50, map[string]any{"cooler.powerLevel": 1.0})},
 			advance: time.Minute, want: 283.16},
+		{name: "at the maximum, a heater and a cooler of equal power: no change",
+			vars: map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{
+				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}),
+				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}),
+			},
+			advance: time.Minute, want: 303.16},
+		{name: "at the maximum, the cooler first: no change",
+			vars: map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{
+				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}),
+				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}),
+			},
+			advance: time.Minute, want: 303.16},
+		{name: "at the maximum, a net gain: stays there",
+			vars: map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{
+				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}),
+				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}),
+			},
+			advance: time.Minute, want: 303.16},
+		{name: "at the minimum, a net loss: stays there",
+			vars: map[string]float64{"Temperature": 283.16},
+			devices: []sim.DeviceSpec{
+				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 1.0}),
+				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}),
+			},
+			advance: time.Minute, want: 283.16},
+		{name: "near the maximum, the clamp applies to the net power",
+			vars: map[string]float64{"Volume": 10, "Temperature": 303},
+			devices: []sim.DeviceSpec{
+				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}),
+				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.9}),
+			},
+			advance: 5 * time.Second, want: 303 + step(1000, 5, 10) - step(900, 5, 10)},
 		{name: "a deactivated heater has no effect",
 			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0})},
 			setup: func(t *testing.T, h *sim.Home) {
@@ -134,22 +169,32 @@ func TestThermalPhysics(t *testing.T) {
 			advance: 3 * time.Second, want: 293.15 + step(1000, 5, 10) + step(500, 5, 10)},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h, _ := newHome(t)
-			z := rect("room", 0, 0, 100, 100)
-			z.Variables = tt.vars
-			mustZone(t, h, z)
-			for _, d := range tt.devices {
-				mustDevice(t, h, d)
+		for _, watched := range []bool{false, true} { // an observer makes every update an event
+			name := tt.name
+			if watched {
+				name += "/watched"
 			}
-			if tt.setup != nil {
-				tt.setup(t, h)
-			}
-			mustAdvance(t, h, tt.advance)
-			if got := temperature(t, h, "room"); !near(got, tt.want) {
-				t.Errorf("Temperature after %v = %.12f, want %.12f", tt.advance, got, tt.want)
-			}
-		})
+			t.Run(name, func(t *testing.T) {
+				h, _ := newHome(t)
+				if watched {
+					stop := h.Observe(func(sim.Event) {})
+					defer stop()
+				}
+				z := rect("room", 0, 0, 100, 100)
+				z.Variables = tt.vars
+				mustZone(t, h, z)
+				for _, d := range tt.devices {
+					mustDevice(t, h, d)
+				}
+				if tt.setup != nil {
+					tt.setup(t, h)
+				}
+				mustAdvance(t, h, tt.advance)
+				if got := temperature(t, h, "room"); !near(got, tt.want) {
+					t.Errorf("Temperature after %v = %.12f, want %.12f", tt.advance, got, tt.want)
+				}
+			})
+		}
 	}
 }
 
@@ -396,5 +441,33 @@ func TestPhysicsEvents(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestHeatSumAfterATemperatureSet: the updates of one instant add up
+// before the clamp only while nothing else sets the zone's temperature; a
+// temperature set between two of them (here by an observer of the first)
+// is where the next one starts from.
+func TestHeatSumAfterATemperatureSet(t *testing.T) {
+	step := func(p, dtSeconds, volume float64) float64 { return p * dtSeconds / (1200 * volume) }
+	h, _ := newHome(t)
+	z := rect("room", 0, 0, 100, 100)
+	z.Variables = map[string]float64{"Volume": 10, "Temperature": 300}
+	mustZone(t, h, z)
+	mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+	mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}))
+	set := false
+	stop := h.Observe(func(e sim.Event) {
+		if !set && e.Type == sim.EventZoneVariableUpdated && e.ZoneID == "room" {
+			set = true // after the heater's update, before the cooler's
+			if _, err := h.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": ptr(295.0)}}); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+	defer stop()
+	mustAdvance(t, h, 5*time.Second)
+	if got, want := temperature(t, h, "room"), 295-step(500, 5, 10); !set || !near(got, want) {
+		t.Errorf("Temperature = %.12f (set by the observer: %v), want %.12f", got, set, want)
 	}
 }

@@ -271,6 +271,63 @@ func TestLoadIsAllOrNothing(t *testing.T) {
 	}
 }
 
+// typeNames returns the names of the types e's registry holds.
+func typeNames(e *mediation.Engine) []string {
+	var out []string
+	for _, t := range e.Registry().Types() {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+// TestPlaceholderTypesGo: a load that fails leaves no placeholder type
+// behind, and PrunePlaceholders unregisters those no chain uses any more,
+// keeping the ones in use.
+func TestPlaceholderTypesGo(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	builtin := typeNames(e)
+	parse := func(doc string) *dscilia.Document {
+		t.Helper()
+		d, err := dscilia.Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	bad := parse(`<cilia><chain id="p"><mediators><mediator-instance id="m" type="Ghost"/></mediators>
+		<bindings><binding from="m:out" to="nosuch:in"/></bindings></chain></cilia>`)
+	if _, err := dscilia.Load(e, bad, dscilia.LoadOptions{Placeholders: true}); !errors.Is(err, mediation.ErrNotFound) {
+		t.Fatalf("a binding to nobody = %v, want not found", err)
+	}
+	if diff := cmp.Diff(builtin, typeNames(e)); diff != "" {
+		t.Errorf("types after a failed load (-before +after):\n%s", diff)
+	}
+
+	for _, id := range []string{"a", "b"} {
+		doc := parse(`<cilia><chain id="` + id + `"><mediators><mediator-instance id="m" type="Ghost"/><mediator-instance id="n" type="Ghost` + id + `"/></mediators></chain></cilia>`)
+		if _, err := dscilia.Load(e, doc, dscilia.LoadOptions{Placeholders: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := dscilia.PrunePlaceholders(e); n != 0 {
+		t.Errorf("PrunePlaceholders with every placeholder in use = %d, want 0", n)
+	}
+	if err := e.DeleteChain("a"); err != nil {
+		t.Fatal(err)
+	}
+	if n := dscilia.PrunePlaceholders(e); n != 1 {
+		t.Errorf("PrunePlaceholders after chain a went = %d, want 1 (Ghosta; Ghost is b's too)", n)
+	}
+	want := append(slices.Clone(builtin), "Ghost", "Ghostb")
+	slices.Sort(want)
+	got := typeNames(e)
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("types after pruning (-want +got):\n%s", diff)
+	}
+}
+
 // TestRoundTrip: every fixture, loaded, exported, written, read and loaded
 // into an empty engine, gives the same chains.
 func TestRoundTrip(t *testing.T) {

@@ -86,16 +86,20 @@ func Load(e *mediation.Engine, d *Document, opts LoadOptions) ([]string, error) 
 		return nil, errkind.Errorf(errkind.Invalid, "unknown component types: %s (known: %s); load with placeholders to stand in for them",
 			strings.Join(unknown, ", "), strings.Join(typeNames(reg), ", "))
 	}
-	for _, name := range unknown {
-		if err := registerPlaceholder(reg, name, used[name]); err != nil {
-			return nil, err
-		}
-	}
-
 	var undo []func()
 	rollback := func() {
 		for i := len(undo) - 1; i >= 0; i-- {
 			undo[i]()
+		}
+	}
+	for _, name := range unknown {
+		made, err := registerPlaceholder(reg, name, used[name])
+		if err != nil {
+			rollback()
+			return nil, err
+		}
+		if made { // a load that fails leaves no type behind
+			undo = append(undo, func() { reg.Unregister(name) })
 		}
 	}
 	var ids []string
@@ -311,8 +315,9 @@ const placeholderDoc = "Placeholder for a Cilia type pervasim does not have: pas
 
 func isPlaceholder(t mediation.Type) bool { return strings.HasPrefix(t.Doc, placeholderDoc) }
 
-// registerPlaceholder registers the placeholder type name of kind.
-func registerPlaceholder(reg *mediation.Registry, name string, kind mediation.Kind) error {
+// registerPlaceholder registers the placeholder type name of kind, and
+// reports whether it did (false: registered meanwhile).
+func registerPlaceholder(reg *mediation.Registry, name string, kind mediation.Kind) (bool, error) {
 	t := mediation.Type{Name: name, Kind: kind, In: []string{"in"}, Out: []string{"out"},
 		Properties: map[string]any{}, New: newPlaceholder(kind)}
 	if kind == mediation.KindAdapter {
@@ -323,9 +328,50 @@ func registerPlaceholder(reg *mediation.Registry, name string, kind mediation.Ki
 	}
 	err := reg.Register(t)
 	if errors.Is(err, mediation.ErrConflict) { // registered meanwhile
-		return nil
+		return false, nil
 	}
-	return err
+	return err == nil, err
+}
+
+// PrunePlaceholders unregisters, from e's registry, the placeholder types
+// (see [LoadOptions.Placeholders]) that no component of e's chains uses any
+// more, and returns how many it unregistered. Without it, every document
+// loaded with new unknown types adds to the registry for good. It is meant
+// for a registry that serves e alone: a component of another engine is not
+// seen. Loading and pruning at the same time may leave a load without its
+// types (it then fails, changing nothing): callers serialise them.
+func PrunePlaceholders(e *mediation.Engine) int {
+	reg := e.Registry()
+	var placeholders []string
+	for _, t := range reg.Types() {
+		if strings.HasPrefix(t.Doc, placeholderDoc) {
+			placeholders = append(placeholders, t.Name)
+		}
+	}
+	if len(placeholders) == 0 {
+		return 0
+	}
+	inUse := map[string]bool{}
+	for _, id := range e.Chains() {
+		ch, err := e.Chain(id)
+		if err != nil {
+			continue // deleted meanwhile
+		}
+		cs, err := ch.Components()
+		if err != nil {
+			continue
+		}
+		for _, c := range cs {
+			inUse[c.Type] = true
+		}
+	}
+	n := 0
+	for _, name := range placeholders {
+		if !inUse[name] && reg.Unregister(name) == nil {
+			n++
+		}
+	}
+	return n
 }
 
 // placeholder stands in for a component of an unknown type.

@@ -42,6 +42,11 @@ func TestDSCiliaOverREST(t *testing.T) {
 		{"with placeholders", "/mediation/?placeholders=true", "application/xml", ciliaApp, 200, `{"chains":["greeting"]}`},
 		{"text/xml, no slash", "/mediation?placeholders=true", "text/xml; charset=utf-8", ciliaApp, 200, `"greeting"`},
 		{"not XML", "/mediation/", "application/json", `{}`, 400, "DSCilia"},
+		{"not XML, no slash", "/mediation", "application/json", `{}`, 400, `POST /mediation/\u003cchain`},
+		{"no chain", "/mediation/?placeholders=true", "application/xml", `<cilia/>`, 200, `{"chains":[]}`},
+		{"placeholders, then a binding to nobody", "/mediation/?placeholders=true", "application/xml",
+			`<cilia><chain id="p"><mediators><mediator-instance id="m" type="Ghost"/></mediators><bindings><binding from="m:out" to="nosuch:in"/></bindings></chain></cilia>`,
+			404, "nosuch"},
 		{"bad XML", "/mediation/", "application/xml", `<cilia><chain id="x">`, 400, "line 1"},
 		{"bad placeholders", "/mediation/?placeholders=maybe", "application/xml", ciliaApp, 400, "placeholders"},
 	} {
@@ -55,11 +60,22 @@ func TestDSCiliaOverREST(t *testing.T) {
 				if got := f.mustDo(t, "GET", "/mediation/", "").Body.String(); !strings.Contains(got, `"chains":[]`) {
 					t.Errorf("a refused import left chains: %s", got)
 				}
+				if got := f.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String(); strings.Contains(got, "Ghost") {
+					t.Errorf("a refused import left its placeholder type: %s", got)
+				}
 			}
 		})
 	}
 
+	// The placeholder types of a deleted chain go with it.
 	f := newFixture(t)
+	f.doType(t, "POST", "/mediation/?placeholders=true", "application/xml", ciliaApp)
+	f.mustDo(t, "DELETE", "/mediation/greeting", "")
+	if got := f.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String(); strings.Contains(got, "PrefixMediator") {
+		t.Errorf("the placeholder types of a deleted chain stay: %s", got)
+	}
+
+	f = newFixture(t)
 	f.doType(t, "POST", "/mediation/?placeholders=true", "application/xml", ciliaApp)
 	// Loaded over an existing chain: 409, and nothing changes.
 	before := f.mustDo(t, "GET", "/mediation/greeting", "").Body.String()

@@ -21,7 +21,10 @@ type Config struct {
 	// Home is the simulation served under PlatformRoot. Required.
 	Home *sim.Home
 	// Engine is the mediation engine served under MediationRoot. Nil means
-	// no mediation routes.
+	// no mediation routes. The placeholder types that DSCilia documents
+	// loaded with ?placeholders=true register are unregistered once no
+	// chain of Engine uses them (see dscilia.PrunePlaceholders): give the
+	// engine a registry of its own.
 	Engine *mediation.Engine
 	// PlatformRoot is the first path segment of the simulation service.
 	// Empty means "platform".
@@ -105,6 +108,7 @@ type server struct {
 
 	log          *slog.Logger
 	scriptsMu    sync.Mutex       // serialises syncScripts and uploads to the directory
+	importMu     sync.Mutex       // serialises DSCilia loads and the pruning of placeholder types
 	stamps       map[string]stamp // the script files last read; guarded by scriptsMu
 	scriptsQuota int
 

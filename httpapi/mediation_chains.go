@@ -87,7 +87,7 @@ func isXMLBody(r *http.Request) bool {
 func (s *server) handleImport() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !isXMLBody(r) {
-			writeError(w, r, invalidf("POST here takes a DSCilia document, as application/xml or text/xml; a chain is created with POST %s<chain>", r.URL.Path))
+			writeError(w, r, invalidf("POST here takes a DSCilia document, as application/xml or text/xml; a chain is created with POST %s/<chain>", strings.TrimSuffix(r.URL.Path, "/")))
 			return
 		}
 		body, err := readBody(w, r, s.maxBody)
@@ -109,10 +109,20 @@ func (s *server) handleImport() http.Handler {
 			writeError(w, r, err)
 			return
 		}
+		s.importMu.Lock()
+		if opts.Placeholders {
+			// The placeholders of chains deleted since the last load go,
+			// so that loads of new unknown types do not fill the registry.
+			dscilia.PrunePlaceholders(s.engine)
+		}
 		ids, err := dscilia.Load(s.engine, d, opts)
+		s.importMu.Unlock()
 		if err != nil {
 			writeError(w, r, err)
 			return
+		}
+		if ids == nil {
+			ids = []string{} // a document without chains
 		}
 		encode(w, http.StatusOK, map[string][]string{"chains": ids})
 	})
@@ -140,7 +150,13 @@ func (s *server) handleChainCreate() http.Handler {
 
 func (s *server) handleChainDelete() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		respondEmpty(w, r, s.engine.DeleteChain(ch.ID()))
+		err := s.engine.DeleteChain(ch.ID())
+		if err == nil {
+			s.importMu.Lock()
+			dscilia.PrunePlaceholders(s.engine) // its placeholder types, unless another chain uses them
+			s.importMu.Unlock()
+		}
+		respondEmpty(w, r, err)
 	})
 }
 

@@ -102,6 +102,19 @@ func (r *Registry) Register(t Type) error {
 	return nil
 }
 
+// Unregister removes the type registered under name, or fails with an
+// error wrapping ErrNotFound. Components already made of it keep working
+// (and keep their type's name); new ones can no longer be made.
+func (r *Registry) Unregister(name string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.types[name]; !ok {
+		return errorf(ErrNotFound, "type %q does not exist", name)
+	}
+	delete(r.types, name)
+	return nil
+}
+
 // Type returns a copy of the type registered under name, or an error
 // wrapping ErrNotFound.
 func (r *Registry) Type(name string) (Type, error) {

@@ -44,6 +44,39 @@ func TestRegistryRegister(t *testing.T) {
 	}
 }
 
+// TestRegistryUnregister: an unregistered type makes no new component,
+// the components made of it stay, and an unknown name is not found.
+func TestRegistryUnregister(t *testing.T) {
+	r := mediation.NewRegistry()
+	if err := r.Register(mediation.Type{Name: "m", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"}, New: nopNew}); err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.AddMediator("m", "before", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unregister("m"); err != nil {
+		t.Fatalf("Unregister(m) = %v", err)
+	}
+	if got := errKind(r.Unregister("m")); got != "not found" {
+		t.Errorf("Unregister(m) again: error kind %q, want not found", got)
+	}
+	if _, err := r.Type("m"); errKind(err) != "not found" {
+		t.Errorf("Type(m) after Unregister = %v, want not found", err)
+	}
+	if _, err := ch.AddMediator("m", "after", nil); errKind(err) != "invalid" {
+		t.Errorf("AddMediator of an unregistered type = %v, want invalid", err)
+	}
+	if c, err := ch.Component("before"); err != nil || c.Type != "m" {
+		t.Errorf("the component made before = %+v, %v; want it kept, of type m", c, err)
+	}
+}
+
 func TestRegistryTypes(t *testing.T) {
 	types := mediation.NewRegistry().Types()
 	var names []string

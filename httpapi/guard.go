@@ -160,7 +160,7 @@ func (g *guard) hostNameAllowed(host string) bool {
 	if host == "" {
 		return false
 	}
-	if isIP(host) || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if isIP(host) || host == "localhost" {
 		return true
 	}
 	return g.hosts[host]
@@ -196,7 +196,8 @@ func (g *guard) originAllowed(origin string, r *http.Request) bool {
 
 // tokenGiven reports whether the request carries the token.
 func (g *guard) tokenGiven(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	ok = ok && strings.EqualFold(scheme, "Bearer") // a scheme's name is case-insensitive (RFC 9110)
 	if !ok && g.tokenArg(r) {
 		got, ok = r.URL.Query().Get("access_token"), true
 	}

@@ -159,7 +159,8 @@ func TestHostRebinding(t *testing.T) {
 		{"10.0.0.7", nil, 200},
 		{"localhost:8080", nil, 200},
 		{"LOCALHOST.", nil, 200},
-		{"app.localhost:8080", nil, 200},
+		{"app.localhost:8080", nil, 403}, // only the names the contract lists, and -allow-host's
+		{"app.localhost:8080", []string{"app.localhost"}, 200},
 		{"pervasim.lan:8080", []string{"pervasim.lan"}, 200},
 		{"attacker.example", []string{"pervasim.lan"}, 403},
 	}
@@ -246,6 +247,9 @@ func TestToken(t *testing.T) {
 		{"a wrong token", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Bearer guess"}, 403},
 		{"another scheme", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Basic czNjcmV0"}, 403},
 		{"the token", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Bearer s3cret"}, 200},
+		{"the token, the scheme in lower case", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "bearer s3cret"}, 200},
+		{"the token without a scheme", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "s3cret"}, 403},
+		{"the token, another scheme", guardRequest{method: "GET", path: "/platform/zones/zones", auth: "Basic s3cret"}, 403},
 		{"a write with the token", guardRequest{method: "POST", path: "/platform/zones/zone", auth: "Bearer s3cret", body: zoneBody}, 200},
 		{"a write without", guardRequest{method: "DELETE", path: "/platform/simulation"}, 403},
 		{"mediation without", guardRequest{method: "GET", path: "/mediation"}, 403},

@@ -301,8 +301,8 @@ func (s *server) homeRoutes(r router) {
 			respond(w, r, info, err)
 		}),
 		"DELETE": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info, err := s.homes.remove(s.cfg, routeVar(r, "home"))
-			respond(w, r, info, err)
+			_, err := s.homes.remove(s.cfg, routeVar(r, "home"))
+			respondEmpty(w, r, err) // as every DELETE
 		}),
 	})
 	r.PathPrefix("/homes/{home}/").Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

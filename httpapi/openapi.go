@@ -227,7 +227,7 @@ func addHomes(add func(path, method string, o op)) {
 	add("/homes/{home}", "GET", op{summary: "A home", params: home, ok: jsonBody(ref("Home"))})
 	add("/homes/{home}", "POST", op{summary: "Create a home, with its own clock, physics, scripts and chains, served under /homes/{home}/ at the same paths as the server's own",
 		params: home, body: jsonBody(ref("HomeCreate")), ok: jsonBody(ref("Home"))})
-	add("/homes/{home}", "DELETE", op{summary: "Delete a home and stop everything it runs", params: home, ok: jsonBody(ref("Home"))})
+	add("/homes/{home}", "DELETE", op{summary: "Delete a home and stop everything it runs (an empty body, as every DELETE)", params: home})
 }
 
 // openAPI returns the document for the prefix pre ("" or such as

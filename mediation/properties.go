@@ -107,6 +107,44 @@ func propMarshal(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
+// checkPropsDepth fails with ErrInvalid when the properties nest deeper
+// than ParseProperties lets text nest (the map itself counting as 1), as
+// they may when given as Go values or decoded from JSON: the components'
+// properties are copied, printed and exported, so their depth is bounded
+// (a cyclic map is too deep as well).
+func checkPropsDepth(props map[string]any) error {
+	if tooDeep(props, 1) {
+		return errorf(ErrInvalid, "properties: nesting deeper than %d", propMaxDepth)
+	}
+	return nil
+}
+
+// tooDeep reports whether v, at depth, holds a map or slice deeper than
+// propMaxDepth.
+func tooDeep(v any, depth int) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		if depth > propMaxDepth {
+			return true
+		}
+		for _, e := range x {
+			if tooDeep(e, depth+1) {
+				return true
+			}
+		}
+	case []any:
+		if depth > propMaxDepth {
+			return true
+		}
+		for _, e := range x {
+			if tooDeep(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // propSanitize returns a copy of v that encoding/json can print; see
 // FormatProperties.
 func propSanitize(v any, depth int) any {

@@ -292,3 +292,71 @@ func FuzzParseProperties(f *testing.F) {
 		propRoundTrip(t, in, m)
 	})
 }
+
+// nested returns a map nested depth levels deep, the map itself counting as
+// 1, as ParseProperties counts: {"k": {"a": {"a": … 1}}}.
+func nested(depth int) map[string]any {
+	var v any = 1.0
+	for range depth - 1 {
+		v = map[string]any{"a": v}
+	}
+	return map[string]any{"k": v}
+}
+
+// TestPropertiesDepthBounded: properties given as Go values (or decoded
+// from a JSON body) nest no deeper than ParseProperties lets text nest, in
+// AddComponent, UpdateProperties and Bind; a cyclic map is refused, not
+// followed forever.
+func TestPropertiesDepthBounded(t *testing.T) {
+	if _, err := mediation.ParseProperties(mediation.FormatProperties(nested(64))); err != nil {
+		t.Fatalf("the deepest text ParseProperties takes: %v", err)
+	}
+	if _, err := mediation.ParseProperties(mediation.FormatProperties(nested(65))); err == nil {
+		t.Fatal("ParseProperties took 65 levels")
+	}
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.AddMediator("enricher", "ok", nested(64)); err != nil {
+		t.Fatalf("AddMediator with 64 levels = %v", err)
+	}
+	for _, tt := range []struct {
+		name  string
+		props map[string]any
+		want  string
+	}{
+		{"64 levels", nested(64), ""},
+		{"65 levels", nested(65), "invalid"},
+		{"65 levels in a list", map[string]any{"l": []any{nested(64)}}, "invalid"},
+		{"cyclic", cyclic, "invalid"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ch.AddMediator("enricher", "added", tt.props)
+			if got := errKind(err); got != tt.want {
+				t.Errorf("AddMediator: error kind %q (%v), want %q", got, err, tt.want)
+			}
+			if err == nil {
+				if err := ch.RemoveComponent(mediation.KindMediator, "added"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			_, err = ch.UpdateProperties("ok", tt.props)
+			if got := errKind(err); got != tt.want {
+				t.Errorf("UpdateProperties: error kind %q (%v), want %q", got, err, tt.want)
+			}
+			_, err = ch.Bind("ok:out", "ok2:in", "", tt.props)
+			want := tt.want
+			if want == "" {
+				want = "not found" // ok2 does not exist: checked after the properties
+			}
+			if got := errKind(err); got != want {
+				t.Errorf("Bind: error kind %q (%v), want %q", got, err, want)
+			}
+		})
+	}
+}

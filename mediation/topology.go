@@ -33,6 +33,9 @@ func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (
 	if err := checkID("component", id); err != nil {
 		return ComponentInfo{}, err
 	}
+	if err := checkPropsDepth(props); err != nil {
+		return ComponentInfo{}, err
+	}
 	t, err := ch.eng.registry.lookup(kind, typ)
 	if err != nil {
 		return ComponentInfo{}, err
@@ -270,6 +273,9 @@ func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInf
 	if err != nil {
 		return ComponentInfo{}, err
 	}
+	if err := checkPropsDepth(props); err != nil {
+		return ComponentInfo{}, err
+	}
 	merged := cloneMap(c.props)
 	maps.Copy(merged, cloneMap(props))
 	impl, in, out, err := ch.build(c.typ, id, merged)
@@ -476,6 +482,9 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	}
 	te, err := ParseEndpoint(to)
 	if err != nil {
+		return BindingInfo{}, err
+	}
+	if err := checkPropsDepth(props); err != nil {
 		return BindingInfo{}, err
 	}
 	if err := ch.lock(); err != nil {

@@ -57,6 +57,7 @@ type Home struct {
 	seq     uint64 // number of the last event
 
 	span   int64 // simulated ms covered by the periodic timer running (see runDueLocked)
+	beat   int64 // simulated ms the heat updates are aligned on (see alignedLocked); moves with the timers
 	timers calendar
 	pinned bool // while a timer runs, the time reads as pin
 	// Three flags of the groups below, kept here beside pinned: bools

@@ -103,13 +103,14 @@ func (d *device) period() (int64, bool) {
 }
 
 // startTimersLocked schedules what runs on simulated time for a new device:
-// in the contract model, the periodic heat update of a heater or cooler,
-// one period after now; its behaviour's Tick, one Every after now.
+// in the contract model, the periodic heat update of a heater or cooler, at
+// the next beat of its period (see alignedLocked); its behaviour's Tick,
+// one Every after now.
 func (h *Home) startTimersLocked(d *device) {
 	if p, ok := d.period(); ok && h.physics == PhysicsContract {
 		d.timer = h.slab.timer()
 		*d.timer = timer{period: p, heat: d}
-		h.scheduleLocked(d.timer, h.nowLocked()+p)
+		h.scheduleLocked(d.timer, h.alignedLocked(h.nowLocked(), p))
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {
 		every := max(b.Every.Milliseconds(), 1)
@@ -124,20 +125,35 @@ func (h *Home) startTimersLocked(d *device) {
 	}
 }
 
-// retimeLocked applies a changed update period: the next update comes one
-// new period after the previous one (or now, if that is already past).
+// retimeLocked applies a changed update period: the next update comes at
+// the new period's first beat after the previous update, or, if that is
+// already past, at its first beat from now on.
 func (h *Home) retimeLocked(d *device) {
 	p, ok := d.period()
 	if !ok || d.timer == nil || p == d.timer.period {
 		return
 	}
-	next := d.timer.at - d.timer.period + p
+	next := h.alignedLocked(d.timer.at-d.timer.period, p)
 	h.cancelLocked(d.timer)
 	if now := h.nowLocked(); next < now {
-		next = now
+		next = h.alignedLocked(now-1, p)
 	}
 	d.timer.period = p
 	h.scheduleLocked(d.timer, next)
+}
+
+// alignedLocked returns the first beat of period p after t: the first time
+// after t that is a whole number of periods from h.beat. Heaters and
+// coolers of one period therefore update together, whenever they were
+// made, and their updates add up before the clamp (see tickThermalLocked):
+// the zone gets its net power, as in iCasa's zone-wide temperature model,
+// where a device made between two ticks counted from the first.
+func (h *Home) alignedLocked(t, p int64) int64 {
+	k := (t - h.beat) / p
+	if (t-h.beat)%p < 0 {
+		k-- // floor, below the beat too
+	}
+	return h.beat + (k+1)*p
 }
 
 // tickThermalLocked applies one period of a heater's or cooler's power to

@@ -122,6 +122,30 @@ func TestThermalPhysics(t *testing.T) {
 				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.9}),
 			},
 			advance: 5 * time.Second, want: 303 + step(1000, 5, 10) - step(900, 5, 10)},
+		{name: "made at different times, a heater and a cooler of equal power at the maximum: no change",
+			vars:    map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5})},
+			setup: func(t *testing.T, h *sim.Home) {
+				mustAdvance(t, h, 1300*time.Millisecond)
+				mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}))
+			},
+			advance: time.Minute, want: 303.16},
+		{name: "made at different times, a heater and a cooler of equal power: no change",
+			vars:    map[string]float64{"Volume": 10},
+			devices: []sim.DeviceSpec{placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5})},
+			setup: func(t *testing.T, h *sim.Home) {
+				mustAdvance(t, h, 3700*time.Millisecond)
+				mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}))
+			},
+			advance: 5*time.Second + 1300*time.Millisecond, want: 293.15}, // both at 5 s and 10 s
+		{name: "a heater made between two beats counts from the next",
+			vars:    map[string]float64{"Volume": 10},
+			devices: []sim.DeviceSpec{placed("t", "Thermometer", 10, 10, nil)},
+			setup: func(t *testing.T, h *sim.Home) {
+				mustAdvance(t, h, 2*time.Second)
+				mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+			},
+			advance: 3 * time.Second, want: 293.15 + step(1000, 5, 10)},
 		{name: "a deactivated heater has no effect",
 			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0})},
 			setup: func(t *testing.T, h *sim.Home) {
@@ -242,6 +266,25 @@ func TestSettingStartDateKeepsTheSchedule(t *testing.T) {
 	mustAdvance(t, h, time.Millisecond)
 	if got, want := temperature(t, h, "room"), 293.15+1000*5/(1200*10.0); !near(got, want) {
 		t.Errorf("Temperature 5 s after creation = %v, want %v", got, want)
+	}
+}
+
+// TestHeatBeatMovesWithTheStartDate: a heater made before the start date
+// is set and a cooler of equal power made after it update at the same
+// instants: the beat the updates are aligned on moves with the timers.
+func TestHeatBeatMovesWithTheStartDate(t *testing.T) {
+	h, _ := newHome(t)
+	mustZone(t, h, sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": 10}})
+	mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+	mustAdvance(t, h, 3*time.Second)
+	mustUpdateClock(t, h, sim.ClockUpdate{StartDate: ptr(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli())}) // 3 s after a beat
+	mustAdvance(t, h, 1500*time.Millisecond)
+	mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 1.0}))
+	for i := range 20 {
+		mustAdvance(t, h, 700*time.Millisecond)
+		if got := temperature(t, h, "room"); !near(got, 293.15) {
+			t.Fatalf("Temperature %v after the cooler was made = %v, want 293.15", time.Duration(i+1)*700*time.Millisecond, got)
+		}
 	}
 }
 

@@ -251,6 +251,7 @@ func (h *Home) cancelLocked(t *timer) {
 // because the start date was set: what was due in 5 s stays due in 5 s.
 func (h *Home) shiftTimersLocked(d int64) {
 	h.timers.shift(d)
+	h.beat += d
 	for _, p := range h.scripts.list {
 		p.origin += d
 		p.paused += d

@@ -65,9 +65,17 @@ func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 	return s.withComponentParams(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, id string, p params) {
 		typ := routeVar(r, "type") // set on the routes that name a type
 		var err error
-		if typ == "" {
+		switch {
+		case typ == "":
 			if typ, err = p.get("type"); err == nil && typ == "" {
 				err = invalidf("parameter \"type\" is required")
+			}
+		case p.has("type"):
+			// The path's type is authoritative; another one sent beside
+			// it is a client's mistake, not to be ignored.
+			var sent string
+			if sent, err = p.get("type"); err == nil && sent != typ {
+				err = invalidf("parameter \"type\" (%q) differs from the path's type %q", truncateID(sent), typ)
 			}
 		}
 		var props map[string]any

@@ -74,6 +74,8 @@ func TestMediationContract(t *testing.T) {
 		// Components.
 		{name: "mediator create, the spec's form", req: medStep{"POST", "/mediation/c/mediator/enricher/e2", "properties={name=titi}", ""}, status: 200,
 			has: `"Properties":{"name":"titi"}`},
+		{name: "the spec's form with the same type in the body", req: medStep{"POST", "/mediation/c/mediator/passthrough/p3", "type=passthrough", ""}, status: 200, has: `"Type":"passthrough"`},
+		{name: "the spec's form with another type in the body", req: medStep{"POST", "/mediation/c/mediator/enricher/p3", "type=filter", ""}, status: 400, has: "differs from the path"},
 		{name: "mediator create, the later form with type", req: medStep{"POST", "/mediation/c/mediators/p2", "type=passthrough", ""}, status: 200, has: `"Type":"passthrough"`},
 		{name: "adapter create with a JSON body", req: medStep{"POST", "/mediation/c/adapters/o2", `{"type":"rest-out","properties":{"capacity":5}}`, "application/json"}, status: 200,
 			has: `"Pattern":"out-only"`},

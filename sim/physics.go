@@ -99,8 +99,27 @@ func (d *device) period() (int64, bool) {
 	if b.Heat == nil || b.PeriodProperty == "" {
 		return 0, false
 	}
-	return int64(Props{d: d}.Number(b.PeriodProperty)), true
+	// A kind's range may let the period below 1 ms (or it may be huge):
+	// the updates need a whole, positive number of ms.
+	v := Props{d: d}.Number(b.PeriodProperty)
+	switch {
+	case !(v >= 1):
+		return 1, true
+	case v > maxHeatPeriod:
+		return maxHeatPeriod, true
+	}
+	return int64(v), true
 }
+
+// maxHeatPeriod bounds a heat update period, in ms (about 35 years).
+const maxHeatPeriod = 1 << 40
+
+// maxHeatStep bounds one heat update's change, in K, so that the sum of an
+// instant's updates stays a number: in a zone of almost no volume a step is
+// infinite, and +Inf + -Inf would be NaN. Any step past the clamp's range
+// has the same effect alone, and the bound is far beyond what any real
+// sum of them could cancel.
+const maxHeatStep = 1e12
 
 // startTimersLocked schedules what runs on simulated time for a new device:
 // in the contract model, the periodic heat update of a heater or cooler, at
@@ -197,7 +216,7 @@ func (h *Home) tickThermalLocked(t *timer) {
 		if c.at != h.pin {
 			c.sum, c.at = c.temp(), h.pin
 		}
-		c.sum += p * dt / c.capacity
+		c.sum += min(max(p*dt/c.capacity, -maxHeatStep), maxHeatStep)
 		return
 	}
 	if watched {
@@ -211,7 +230,7 @@ func (h *Home) tickThermalLocked(t *timer) {
 	if cur := h.ensureTemperatureLocked(z); c.at != h.pin || cur != c.temp() {
 		c.sum, c.at = cur, h.pin
 	}
-	c.sum += p * dt / c.capacity
+	c.sum += min(max(p*dt/c.capacity, -maxHeatStep), maxHeatStep)
 	if watched {
 		t := c.temp()
 		h.setVariableLocked(z, VarTemperature, &t)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/sim"
@@ -512,5 +513,41 @@ func TestHeatSumAfterATemperatureSet(t *testing.T) {
 	mustAdvance(t, h, 5*time.Second)
 	if got, want := temperature(t, h, "room"), 295-step(500, 5, 10); !set || !near(got, want) {
 		t.Errorf("Temperature = %.12f (set by the observer: %v), want %.12f", got, set, want)
+	}
+}
+
+// TestHeatUpdatesStayNumbers: in a zone of almost no volume a heater's and
+// a cooler's updates are infinite; together they leave a temperature in
+// range, not NaN. A kind whose period may fall below 1 ms updates every
+// millisecond rather than failing.
+func TestHeatUpdatesStayNumbers(t *testing.T) {
+	h, _ := newHome(t)
+	mustZone(t, h, sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": 5e-324}})
+	mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+	mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 1.0}))
+	mustAdvance(t, h, 5*time.Second)
+	if got := temperature(t, h, "room"); !(got >= sim.MinTemperature && got <= sim.MaxTemperature) {
+		t.Errorf("Temperature in a zone of 5e-324 m³ = %v, want a number in [%v, %v]", got, sim.MinTemperature, sim.MaxTemperature)
+	}
+
+	kinds := sim.NewKindRegistry()
+	if err := kinds.Register(sim.Kind{Name: "FastHeater", Service: "test.FastHeater",
+		Properties: []sim.PropertySpec{
+			{Name: "power", Type: sim.Number, Default: 1000.0, Min: 0, Max: 5000},
+			{Name: "period", Type: sim.Number, Default: 0.5, Min: 0.5, Max: 10},
+		},
+		Behavior: sim.Behavior{Heat: func(p sim.Props) float64 { return p.Number("power") }, PeriodProperty: "period"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	fast, err := sim.New(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Kinds: kinds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustZone(t, fast, sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": 10}})
+	mustDevice(t, fast, placed("f", "FastHeater", 50, 50, nil))
+	mustAdvance(t, fast, 10*time.Millisecond)
+	if got, want := temperature(t, fast, "room"), 293.15+1000*0.010/(1200*10.0); !near(got, want) {
+		t.Errorf("Temperature after 10 ms of a 0.5 ms heater = %.12f, want %.12f (one update a ms)", got, want)
 	}
 }

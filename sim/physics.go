@@ -128,8 +128,9 @@ const maxHeatStep = 1e12
 func (h *Home) startTimersLocked(d *device) {
 	if p, ok := d.period(); ok && h.physics == PhysicsContract {
 		d.timer = h.slab.timer()
-		*d.timer = timer{period: p, heat: d}
-		h.scheduleLocked(d.timer, h.alignedLocked(h.nowLocked(), p))
+		now := h.nowLocked()
+		*d.timer = timer{period: p, heat: d, from: now}
+		h.scheduleLocked(d.timer, h.alignedLocked(now, p))
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {
 		every := max(b.Every.Milliseconds(), 1)
@@ -146,7 +147,8 @@ func (h *Home) startTimersLocked(d *device) {
 
 // retimeLocked applies a changed update period: the next update comes at
 // the new period's first beat after the previous update, or, if that is
-// already past, at its first beat from now on.
+// already past, at its first beat from now on; it covers the time since the
+// previous update (see tickThermalLocked).
 func (h *Home) retimeLocked(d *device) {
 	p, ok := d.period()
 	if !ok || d.timer == nil || p == d.timer.period {
@@ -165,8 +167,9 @@ func (h *Home) retimeLocked(d *device) {
 // after t that is a whole number of periods from h.beat. Heaters and
 // coolers of one period therefore update together, whenever they were
 // made, and their updates add up before the clamp (see tickThermalLocked):
-// the zone gets its net power, as in iCasa's zone-wide temperature model,
-// where a device made between two ticks counted from the first.
+// the zone gets its net power, as in iCasa's zone-wide temperature model.
+// The first update of a device made between two beats covers the time
+// since it was made (timer.from).
 func (h *Home) alignedLocked(t, p int64) int64 {
 	k := (t - h.beat) / p
 	if (t-h.beat)%p < 0 {
@@ -183,6 +186,8 @@ func (h *Home) alignedLocked(t, p int64) int64 {
 // at a bound where it is. A deactivated device, or one outside every zone,
 // has no effect.
 func (h *Home) tickThermalLocked(t *timer) {
+	span := h.pin - t.from // one period; less for the first after the device was made or its period changed; more when the live driver coalesces
+	t.from = h.pin
 	p := t.heatPower
 	if p == 0 {
 		return
@@ -208,7 +213,7 @@ func (h *Home) tickThermalLocked(t *timer) {
 	if c.capacity == 0 {
 		return
 	}
-	dt := float64(h.span) / 1000 // one period, or more when the live driver coalesces
+	dt := float64(span) / 1000
 	watched := h.watchedLocked()
 	if c.dirty && !watched {
 		// In a run of updates nobody watches: the zone's temperature is

@@ -131,22 +131,30 @@ func TestThermalPhysics(t *testing.T) {
 				mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}))
 			},
 			advance: time.Minute, want: 303.16},
-		{name: "made at different times, a heater and a cooler of equal power: no change",
+		{name: "made at different times, a heater and a cooler of equal power: they cancel once both run",
 			vars:    map[string]float64{"Volume": 10},
 			devices: []sim.DeviceSpec{placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5})},
 			setup: func(t *testing.T, h *sim.Home) {
 				mustAdvance(t, h, 3700*time.Millisecond)
 				mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}))
 			},
-			advance: 5*time.Second + 1300*time.Millisecond, want: 293.15}, // both at 5 s and 10 s
-		{name: "a heater made between two beats counts from the next",
+			advance: 5*time.Second + 1300*time.Millisecond, want: 293.15 - step(500, 3.7, 10)}, // at 5 s the cooler's 5 s and the heater's 1.3 s, at 10 s 5 s each
+		{name: "a heater made between two beats counts from when it was made",
 			vars:    map[string]float64{"Volume": 10},
 			devices: []sim.DeviceSpec{placed("t", "Thermometer", 10, 10, nil)},
 			setup: func(t *testing.T, h *sim.Home) {
 				mustAdvance(t, h, 2*time.Second)
 				mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
 			},
-			advance: 3 * time.Second, want: 293.15 + step(1000, 5, 10)},
+			advance: 3 * time.Second, want: 293.15 + step(1000, 3, 10)},
+		{name: "a period change: the next update covers the time since the previous one",
+			vars:    map[string]float64{"Volume": 10},
+			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0, "heater.updaterThread.period": 1000.0})},
+			setup: func(t *testing.T, h *sim.Home) {
+				mustAdvance(t, h, 4500*time.Millisecond) // updates at 1, 2, 3 and 4 s
+				mustUpdateDevice(t, h, "h", sim.DeviceUpdate{Properties: map[string]any{"heater.updaterThread.period": 5000.0}})
+			},
+			advance: 500 * time.Millisecond, want: 293.15 + step(1000, 5, 10)}, // the beat at 5 s covers 4 to 5 s
 		{name: "a deactivated heater has no effect",
 			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0})},
 			setup: func(t *testing.T, h *sim.Home) {
@@ -281,10 +289,12 @@ func TestHeatBeatMovesWithTheStartDate(t *testing.T) {
 	mustUpdateClock(t, h, sim.ClockUpdate{StartDate: ptr(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli())}) // 3 s after a beat
 	mustAdvance(t, h, 1500*time.Millisecond)
 	mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 1.0}))
+	mustAdvance(t, h, time.Second) // the heater's update is due 2 s after the date was set; the cooler's with it
+	want := temperature(t, h, "room")
 	for i := range 20 {
 		mustAdvance(t, h, 700*time.Millisecond)
-		if got := temperature(t, h, "room"); !near(got, 293.15) {
-			t.Fatalf("Temperature %v after the cooler was made = %v, want 293.15", time.Duration(i+1)*700*time.Millisecond, got)
+		if got := temperature(t, h, "room"); !near(got, want) {
+			t.Fatalf("Temperature %v later = %v, want %v: the two update together, their heat cancels", time.Duration(i+1)*700*time.Millisecond, got, want)
 		}
 	}
 }

@@ -26,7 +26,7 @@ type timer struct {
 	heat      *device
 	heatPower float64
 	heatCell  *heatCell
-	slot      *slot // where it waits while scheduled
+	from      int64 // heat updates: where the next one's span starts, in simulated ms (the previous update, or the device's creation)
 	// fire is what a timer that is not a heat update runs: with h.mu held,
 	// or without it when unlocked (then it may call any Home method).
 	fire      func(h *Home, at int64)
@@ -76,7 +76,7 @@ func (c *calendar) push(t *timer) {
 		}
 		c.last = s
 	}
-	t.slot, t.idx = s, int32(len(s.items))
+	t.idx = int32(len(s.items)) // its slot is c.slots[t.at] while it waits
 	s.items = append(s.items, t)
 	s.live++
 	c.count++
@@ -101,9 +101,8 @@ func (c *calendar) newSlot(at int64) *slot {
 
 // remove takes t out of its slot; the slot goes when nothing is left in it.
 func (c *calendar) remove(t *timer) {
-	s := t.slot
+	s := c.slots[t.at]
 	s.items[t.idx] = nil
-	t.slot = nil
 	s.live--
 	c.count--
 	if s.live == 0 {
@@ -175,7 +174,6 @@ func (c *calendar) take(s *slot) *timer {
 		if t != nil {
 			s.live--
 			c.count--
-			t.slot = nil
 			return t
 		}
 	}
@@ -189,6 +187,7 @@ func (c *calendar) shift(d int64) {
 		for _, t := range s.items[s.next:] {
 			if t != nil {
 				t.at += d
+				t.from += d
 			}
 		}
 		slots[at+d] = s

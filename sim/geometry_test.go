@@ -408,6 +408,27 @@ func TestUnplacedDevice(t *testing.T) {
 		t.Errorf("locations after a round trip through a script (-want +got):\n%s", diff)
 	}
 
+	// Placed at -1,-1 where no zone is, and never placed, survive a script
+	// too: a zone made after the round trip locates only the first.
+	bare, _ := newHome(t)
+	mustDevice(t, bare, placed("q", "Thermometer", -1, -1, nil))
+	mustDevice(t, bare, sim.DeviceSpec{ID: "u", Type: "Thermometer"})
+	script.Reset()
+	if err := sim.WriteScript(&script, bare, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = sim.ParseScript(&script, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := newHome(t)
+	applyScript(t, again, s)
+	for _, home := range []*sim.Home{bare, again} {
+		mustZone(t, home, rect("late", -5, -5, 5, 5))
+		if diff := cmp.Diff(map[string]string{"device/q": "late", "device/u": ""}, locations(t, home)); diff != "" {
+			t.Errorf("locations once a zone covers -1,-1 (-want +got):\n%s", diff)
+		}
+	}
+
 	// Anything else moves them: a position, -1,-1 too, or a location; other
 	// updates do not.
 	mustUpdateDevice(t, h, "w", sim.DeviceUpdate{Name: ptr("still unplaced")})

@@ -67,7 +67,7 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 	}
 	zones, devices, persons := h.Zones(), h.Devices(), h.Persons()
 
-	sw := &scriptWriter{zones: zones, kinds: h.kinds, physics: h.physics}
+	sw := &scriptWriter{zones: zones, kinds: h.kinds, physics: h.physics, unplaced: h.unplacedDevices()}
 	sw.buf.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
 	fmt.Fprintf(&sw.buf, "<behavior startdate=\"%s\" factor=\"%d\">\n", now.Format(DateLayout), c.Factor)
 	sw.elem("reset-context")
@@ -121,11 +121,26 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 
 // scriptWriter accumulates a script, keeping the first error.
 type scriptWriter struct {
-	buf     bytes.Buffer
-	err     error
-	zones   []Zone // the home's zones, in creation order
-	kinds   *KindRegistry
-	physics Physics
+	buf      bytes.Buffer
+	err      error
+	zones    []Zone // the home's zones, in creation order
+	kinds    *KindRegistry
+	physics  Physics
+	unplaced map[string]bool // the devices never placed (see DeviceSpec): written without a move
+}
+
+// unplacedDevices returns the ids of the devices made without a position
+// and not moved since.
+func (h *Home) unplacedDevices() map[string]bool {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	out := map[string]bool{}
+	for _, d := range h.devices.list {
+		if d.unplaced {
+			out[d.ID] = true
+		}
+	}
+	return out
 }
 
 // environmentAttrs returns the attributes of a set-environment command that
@@ -215,7 +230,7 @@ func (sw *scriptWriter) device(d Device) *lateFault {
 	if now {
 		sw.elem("fault-device", "deviceId", d.ID)
 	}
-	if d.PositionX != -1 || d.PositionY != -1 || d.Location != "" { // placed (at -1,-1 too when located)
+	if !sw.unplaced[d.ID] { // placed, at -1,-1 too
 		sw.elem("move-device", "deviceId", d.ID, "leftX", itoa(d.PositionX), "topY", itoa(d.PositionY))
 	}
 	for _, k := range slices.Sorted(maps.Keys(d.Properties)) {

@@ -1,10 +1,12 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -67,9 +69,14 @@ func TestDSCiliaOverREST(t *testing.T) {
 		})
 	}
 
-	// The placeholder types of a deleted chain go with it.
+	// A placeholder type is listed while a component uses it: it goes with
+	// the component, or with its chain.
 	f := newFixture(t)
 	f.doType(t, "POST", "/mediation/?placeholders=true", "application/xml", ciliaApp)
+	f.mustDo(t, "DELETE", "/mediation/greeting/components/out", "")
+	if got := f.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String(); strings.Contains(got, "ConsoleAdapter") || !strings.Contains(got, "PrefixMediator") {
+		t.Errorf("after the ConsoleAdapter's deletion, types = %s; want PrefixMediator only", got)
+	}
 	f.mustDo(t, "DELETE", "/mediation/greeting", "")
 	if got := f.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String(); strings.Contains(got, "PrefixMediator") {
 		t.Errorf("the placeholder types of a deleted chain stay: %s", got)
@@ -152,4 +159,33 @@ func serveReq(f *fixture, req *http.Request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
 	f.handler.ServeHTTP(rec, req)
 	return rec
+}
+
+// TestPlaceholderTypeNotPrunedUnderAComponent: a component of a placeholder
+// type made while the last chain using that type is deleted either fails
+// (the type went first) or keeps its type registered (it came first):
+// never a component whose type the server no longer lists.
+func TestPlaceholderTypeNotPrunedUnderAComponent(t *testing.T) {
+	f := newFixture(t)
+	f.mustDo(t, "POST", "/mediation/b", "")
+	for i := range 300 { // chains the pruning reads after b's: a wider window for the race
+		f.mustDo(t, "POST", fmt.Sprintf("/mediation/busy%d", i), "")
+		f.mustDo(t, "POST", fmt.Sprintf("/mediation/busy%d/mediator/passthrough/p", i), "")
+	}
+	ghost := `<cilia><chain id="a"><mediators><mediator-instance id="m" type="Ghost"/></mediators></chain></cilia>`
+	for i := range 50 {
+		f.doType(t, "POST", "/mediation/?placeholders=true", "application/xml", ghost)
+		var wg sync.WaitGroup
+		var made int
+		wg.Go(func() { f.do(t, "DELETE", "/mediation/a", "") })
+		wg.Go(func() { made = f.do(t, "POST", "/mediation/b/mediators/g", `{"type":"Ghost"}`).Code })
+		wg.Wait()
+		listed := strings.Contains(f.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String(), `"Ghost"`)
+		if made == http.StatusOK && !listed {
+			t.Fatalf("round %d: a Ghost component was made and Ghost is no longer a type", i)
+		}
+		if made == http.StatusOK {
+			f.mustDo(t, "DELETE", "/mediation/b/components/g", "")
+		}
+	}
 }

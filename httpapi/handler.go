@@ -108,7 +108,7 @@ type server struct {
 
 	log          *slog.Logger
 	scriptsMu    sync.Mutex       // serialises syncScripts and uploads to the directory
-	importMu     sync.Mutex       // serialises DSCilia loads and the pruning of placeholder types
+	types        sync.RWMutex     // held to load DSCilia and prune placeholder types (see prunePlaceholders); shared to create a component
 	stamps       map[string]stamp // the script files last read; guarded by scriptsMu
 	scriptsQuota int
 

@@ -109,14 +109,9 @@ func (s *server) handleImport() http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		s.importMu.Lock()
-		if opts.Placeholders {
-			// The placeholders of chains deleted since the last load go,
-			// so that loads of new unknown types do not fill the registry.
-			dscilia.PrunePlaceholders(s.engine)
-		}
+		s.types.Lock()
 		ids, err := dscilia.Load(s.engine, d, opts)
-		s.importMu.Unlock()
+		s.types.Unlock()
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -126,6 +121,17 @@ func (s *server) handleImport() http.Handler {
 		}
 		encode(w, http.StatusOK, map[string][]string{"chains": ids})
 	})
+}
+
+// prunePlaceholders unregisters the placeholder types no chain uses any
+// more (dscilia.PrunePlaceholders), once a chain or a component is deleted:
+// a placeholder type is listed while something uses it. Holding s.types
+// alone, it cannot take a type from a component being created (which holds
+// it shared) or from a load under way.
+func (s *server) prunePlaceholders() {
+	s.types.Lock()
+	defer s.types.Unlock()
+	dscilia.PrunePlaceholders(s.engine)
 }
 
 // handleChainCreate creates an empty chain and starts it at once.
@@ -152,9 +158,7 @@ func (s *server) handleChainDelete() http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
 		err := s.engine.DeleteChain(ch.ID())
 		if err == nil {
-			s.importMu.Lock()
-			dscilia.PrunePlaceholders(s.engine) // its placeholder types, unless another chain uses them
-			s.importMu.Unlock()
+			s.prunePlaceholders() // its placeholder types, unless another chain uses them
 		}
 		respondEmpty(w, r, err)
 	})

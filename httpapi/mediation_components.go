@@ -86,7 +86,9 @@ func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 			writeError(w, r, err)
 			return
 		}
+		s.types.RLock() // no placeholder type goes meanwhile
 		c, err := ch.AddComponent(kind, typ, id, props)
+		s.types.RUnlock()
 		respond(w, r, newComponentView(c, false), err)
 	})
 }
@@ -116,6 +118,10 @@ func (s *server) handleComponentDelete(kind mediation.Kind) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		respondEmpty(w, r, ch.RemoveComponent(c.Kind, c.ID))
+		err = ch.RemoveComponent(c.Kind, c.ID)
+		if err == nil {
+			s.prunePlaceholders() // its type, if a placeholder nothing else uses
+		}
+		respondEmpty(w, r, err)
 	})
 }

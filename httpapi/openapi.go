@@ -116,8 +116,9 @@ func schemas() obj {
 			"id": str("such as morning.bhv"), "name": str(""),
 			"state":           obj{"type": "string", "enum": []string{"started", "paused", "stopped"}},
 			"completePercent": num(""), "actionNumber": integer(""), "startDate": str("dd/MM/yyyy-HH:mm:ss, or empty"),
-			"factor": integer(""), "executionTime": integer("ms"), "errors": integer("actions that failed in the last run"),
+			"factor": integer(""), "executionTime": integer("ms: the sum of every delay"), "errors": integer("actions that failed in the last run"),
 			"lastError": str(""),
+			"problems":  arrayOf(str("an action that fails whenever the script plays, with its line")),
 		}},
 		"ScriptUpload": obj{"type": "object", "description": "with content: upload it; with only id: save the current home as a script", "properties": obj{
 			"id": str(""), "name": str("same as id"), "content": str("the .bhv text"),

@@ -58,7 +58,8 @@ func TestScriptPlayerREST(t *testing.T) {
 		{"missing state", "PUT", "/platform/scriptPlayer/script/morning.bhv", `{}`, 0, 400, `"invalid"`},
 		{"unknown script", "PUT", "/platform/scriptPlayer/script/nope.bhv", `{"state":"started"}`, 0, 404, `"not_found"`},
 		{"unknown script get", "GET", "/platform/scriptPlayer/script/nope.bhv", "", 0, 404, `"not_found"`},
-		{"a bad script names its line", "POST", "/platform/scriptPlayer/script", upload("bad", "<behavior>\n\n<fly/>\n</behavior>"), 0, 400, `line 3`},
+		{"a malformed script names its line", "POST", "/platform/scriptPlayer/script", upload("bad", "<behavior>\n\n<fly>\n</behavior>"), 0, 400, `line 4`},
+		{"an action that cannot run is listed, the script kept", "POST", "/platform/scriptPlayer/script", upload("odd", "<behavior>\n\n<fly/>\n</behavior>"), 0, 200, `"problems":["line 3: unknown command fly"]`},
 		{"missing id", "POST", "/platform/scriptPlayer/script", `{"content":"<behavior/>"}`, 0, 400, `"invalid"`},
 		{"save the current home", "POST", "/platform/scriptPlayer/script", `{"id":"snapshot"}`, 0, 200, `"id":"snapshot.bhv"`},
 		{"the saved script restores the home", "GET", "/platform/scriptPlayer/script/snapshot.bhv/source", "", 0, 200, `create-device id="lamp"`},
@@ -81,7 +82,7 @@ func TestScriptsDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "morning.bhv"), []byte(morning), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "broken.bhv"), []byte("<behavior><fly/></behavior>"), 0o644)
+	os.WriteFile(filepath.Join(dir, "broken.bhv"), []byte("<behavior><fly></behavior>"), 0o644)
 	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
 	h := httpapi.NewHandler(httpapi.Config{Home: home, Scripts: scriptDir(t, dir)})
 	defer h.Close()

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"time"
 )
@@ -29,8 +30,12 @@ type ScriptInfo struct {
 	StartDate string `json:"startDate"`
 	// Factor is the clock factor the script sets.
 	Factor int `json:"factor"`
-	// ExecutionTime is the script's total simulated duration, in ms.
+	// ExecutionTime is the script's total simulated duration, in ms: the
+	// sum of its delays, those after the last action included.
 	ExecutionTime int64 `json:"executionTime"`
+	// Problems lists the actions that will fail whenever the script is
+	// played (see [Script.Problems]), with their lines.
+	Problems []string `json:"problems,omitempty"`
 	// Errors counts the actions that failed during the last run; LastError
 	// says why the last one did.
 	Errors    int    `json:"errors"`
@@ -57,7 +62,8 @@ func (p *playerScript) info(loc *time.Location) ScriptInfo {
 	s := ScriptInfo{
 		ID: p.id, Name: strings.TrimSuffix(p.id, ".bhv"), State: p.state,
 		ActionNumber: len(p.script.Actions), Factor: p.script.Factor,
-		ExecutionTime: p.script.Duration().Milliseconds(),
+		ExecutionTime: p.script.Length.Milliseconds(),
+		Problems:      slices.Clone(p.script.Problems),
 		Errors:        p.errors, LastError: p.last,
 	}
 	if n := len(p.script.Actions); n > 0 {

@@ -132,7 +132,7 @@ func TestScriptPlayerErrors(t *testing.T) {
 		do   func() error
 		want error
 	}{
-		{"bad script", func() error { _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly/>\n</behavior>")); return err }, sim.ErrInvalid},
+		{"bad script", func() error { _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly>\n</behavior>")); return err }, sim.ErrInvalid},
 		{"bad id", func() error { _, err := h.AddScript("a/b", []byte("<behavior/>")); return err }, sim.ErrInvalid},
 		{"unknown script", func() error { _, err := h.SetScriptState("nope.bhv", "started"); return err }, sim.ErrNotFound},
 		{"unknown state", func() error { _, err := h.SetScriptState("a.bhv", "running"); return err }, sim.ErrInvalid},
@@ -149,8 +149,14 @@ func TestScriptPlayerErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
 	}
-	if _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly/>\n</behavior>")); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("a bad script's error %v does not name its line", err)
+	if _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly>\n</behavior>")); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("a malformed script's error %v does not name its line", err)
+	}
+	// An action that can never run does not stop the script, as in iCasa:
+	// it is listed, and fails (counted) when played.
+	info, err := h.AddScript("d.bhv", []byte("<behavior>\n<fly/>\n<delay value=\"2\"/>\n</behavior>"))
+	if err != nil || len(info.Problems) != 1 || !strings.HasPrefix(info.Problems[0], "line 2: unknown command fly") || info.ExecutionTime != 120000 {
+		t.Errorf("AddScript(an unknown command) = %+v, %v; want it listed as a problem at line 2, and 2 min long", info, err)
 	}
 }
 

@@ -113,21 +113,27 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //     plan is flat, a zone inside another already holds what lies in it,
 //     and zones never share their variables.
 //   - attach-zone-device, attach-device-person, attach-person-zone and
-//     execute-script are not supported: a script holding one does not
-//     parse. The shell-only commands show-zones,
+//     execute-script are not supported: each fails when played. The
+//     shell-only commands show-zones,
 //     show-zone, show-devices, show-device, show-persons, show-person-zones,
 //     show-scripts, set-global-property, get-global-property,
 //     set-user-property, get-user-property, set-app-property,
 //     get-app-property, set-access-right, show-access-right and
 //     show-applications take any attributes and do nothing.
-//   - Parsing checks everything that does not depend on a home: commands,
-//     attributes, numbers, ids, device and person types, dates, factor,
-//     delays (which add up to at most [MaxScriptDuration]) and the size of
-//     the input ([MaxScriptSize]). What depends on the home's state (a zone
-//     that does not exist, an id already taken) fails in [Action.Apply].
+//   - Parsing refuses what makes the script unreadable: malformed XML,
+//     another root than <behavior>, a bad startdate or factor, a bad delay
+//     (the delays add up to at most [MaxScriptDuration]), nested elements,
+//     text, an attribute given twice, and input larger than
+//     [MaxScriptSize]. An action that can never run (an unknown command or
+//     attribute, a missing or malformed attribute, an unknown device or
+//     person type) does not stop the script, as in iCasa: it is listed in
+//     [Script.Problems] and fails when played, as does what depends on the
+//     home's state (a zone that does not exist, an id already taken), in
+//     [Action.Apply].
 //
-// Every error of ParseScript and Apply names the line of the element at
-// fault (for a script too large, the line where it crosses the limit).
+// Every error of ParseScript and Apply, and every problem, names the line
+// of the element at fault (for a script too large, the line where it
+// crosses the limit).
 //
 // A player sets the clock from StartDate and Factor, then applies each action
 // with [Action.Apply] when simulated time reaches the script's start plus the
@@ -144,6 +150,14 @@ type Script struct {
 	// Actions are the script's commands in execution (document) order, with
 	// non-decreasing offsets.
 	Actions []Action
+	// Length is the sum of every delay, those after the last action
+	// included (iCasa's execution time).
+	Length time.Duration
+	// Problems lists, with their lines, the actions that cannot run
+	// whatever the home holds (an unknown command or attribute, a missing
+	// or malformed one): as iCasa did, the script is read all the same and
+	// each of them fails when played, counted as an error of the run.
+	Problems []string
 }
 
 // Action is one command of a script at its offset from the script's start.
@@ -270,7 +284,7 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 				} else {
 					for _, c := range canonical(name, args) {
 						if _, err := prepareAction(c.cmd, c.args, kinds); err != nil {
-							return nil, atLine(line, err)
+							s.Problems = append(s.Problems, atLine(line, err).Error()) // fails again when played
 						}
 						s.Actions = append(s.Actions, Action{Offset: offset, Line: line, Command: c.cmd, Args: c.args})
 					}
@@ -298,6 +312,7 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 	if state == beforeRoot {
 		return nil, invalidf("line 1: no <behavior> element")
 	}
+	s.Length = offset
 	return s, nil
 }
 

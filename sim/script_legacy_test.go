@@ -163,9 +163,10 @@ func TestLegacyForms(t *testing.T) {
 	}
 }
 
-// TestLegacyFormsRefused checks that the older forms are held to the same
-// rules as the commands they become.
-func TestLegacyFormsRefused(t *testing.T) {
+// TestLegacyFormsChecked checks that the older forms are held to the same
+// rules as the commands they become: an action that breaks them is listed
+// as a problem and fails when played.
+func TestLegacyFormsChecked(t *testing.T) {
 	for _, element := range []string{
 		`<add-device deviceID="d" type="a.b.PresenceSensor"/>`,       // a Java class not named SimulatedXImpl
 		`<add-device deviceID="d" type="a.b.SimulatedImpl"/>`,        // no kind in the class name
@@ -176,9 +177,46 @@ func TestLegacyFormsRefused(t *testing.T) {
 		`<move room="k"/>`, // no person
 		`<modify-environment zone="k" variable="temperature" value="x"/>`, // not a number
 	} {
-		_, err := sim.ParseScript(strings.NewReader("<behavior>\n"+element+"\n</behavior>"), time.UTC)
-		if !errors.Is(err, sim.ErrInvalid) || !strings.HasPrefix(err.Error(), "line 2: ") {
-			t.Errorf("%s: error %v, want ErrInvalid at line 2", element, err)
+		s, err := sim.ParseScript(strings.NewReader("<behavior>\n"+element+"\n</behavior>"), time.UTC)
+		if err != nil || len(s.Problems) == 0 || !strings.HasPrefix(s.Problems[0], "line 2: ") {
+			t.Errorf("%s: %v, %v; want the script read and a problem at line 2", element, s, err)
+			continue
 		}
+		if err := s.Actions[0].Apply(scriptHome(t)); !errors.Is(err, sim.ErrInvalid) || err.Error() != s.Problems[0] {
+			t.Errorf("%s: played, error %v; want ErrInvalid, as listed", element, err)
+		}
+	}
+}
+
+// TestLegacyScriptWithBadActionsPlays: scripts of iCasa's demo
+// configurations hold actions iCasa itself skipped (an attribute it did
+// not know, a device without a type); they are read, the bad actions
+// listed and failing when played, and the rest plays.
+func TestLegacyScriptWithBadActionsPlays(t *testing.T) {
+	src := `<behavior startdate="27/10/2011-00:00:00" factor="1440">
+	<create-zone id="kitchen" leftX="0" topY="0" X-Length="100" Y-Length="100"/>
+	<add-device deviceID="1234"/>
+	<fault-device room="kitchen" delay="50" deviceID="1234"/>
+	<create-person id="paul" type="Man"/>
+	<delay value="10"/>
+	<move-person-zone personId="paul" zoneId="kitchen"/>
+</behavior>`
+	s, err := sim.ParseScript(strings.NewReader(src), time.UTC)
+	if err != nil {
+		t.Fatalf("ParseScript = %v, want the script read", err)
+	}
+	want := []string{"line 3: create-device: missing attribute type", "line 4: fault-device: unknown attribute delay"}
+	if diff := cmp.Diff(want, s.Problems, cmp.Comparer(func(a, b string) bool { return strings.HasPrefix(b, a) || strings.HasPrefix(a, b) })); diff != "" {
+		t.Errorf("Problems (-want +got):\n%s", diff)
+	}
+	h := scriptHome(t)
+	failed := 0
+	for _, a := range s.Actions {
+		if a.Apply(h) != nil {
+			failed++
+		}
+	}
+	if p := mustGetPerson(t, h, "paul"); failed != 2 || p.Location != "kitchen" {
+		t.Errorf("played: %d actions failed, paul in %q; want 2 and the kitchen", failed, p.Location)
 	}
 }

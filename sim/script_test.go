@@ -122,6 +122,7 @@ func TestParseScript(t *testing.T) {
 			want: &sim.Script{
 				StartDate: time.Date(2011, 10, 27, 0, 0, 0, 0, time.UTC),
 				Factor:    1440,
+				Length:    3*time.Hour + 52*m + 30*time.Second, // the trailing delays too
 				Actions: []sim.Action{
 					act(0, 5, "create-zone", "id", "kitchen", "leftX", "410", "topY", "370", "bottomZ", "0", "X-Length", "245", "Y-Length", "210", "Z-Length", "300"),
 					act(0, 6, "add-zone-variable", "zoneId", "kitchen", "variable", "Temperature"),
@@ -167,7 +168,7 @@ func TestParseScript(t *testing.T) {
 				act(90*m+30*time.Second, 3, "reset-context"),
 				act(90*m+32250*time.Millisecond, 4, "reset-context"),
 				act(91*m+32250*time.Millisecond, 5, "reset-context"),
-			}},
+			}, Length: 91*m + 42250*time.Millisecond}, // the trailing 10 s count
 		},
 		{
 			name: "extension attributes and typed values",
@@ -228,8 +229,9 @@ func TestParseScript(t *testing.T) {
 	}
 }
 
-// scriptErrorTests are scripts that must not parse, with the line and a part
-// of the message the error must hold.
+// scriptErrorTests are scripts that must not parse, or whose action must
+// fail whenever played (listed in Script.Problems), with the line and a
+// part of the message the error must hold.
 var scriptErrorTests = []struct {
 	name  string
 	input string
@@ -300,8 +302,23 @@ func TestParseScriptErrors(t *testing.T) {
 	for _, tt := range scriptErrorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := sim.ParseScript(strings.NewReader(tt.input), time.UTC)
+			if err == nil && len(s.Problems) > 0 {
+				// Read all the same: the action fails when played, with
+				// the same error.
+				h := scriptHome(t)
+				var applied error
+				for _, a := range s.Actions {
+					if e := a.Apply(h); e != nil && applied == nil {
+						applied = e
+					}
+				}
+				if applied == nil || applied.Error() != s.Problems[0] {
+					t.Errorf("played, the script's first error is %v; want its first problem, %q", applied, s.Problems[0])
+				}
+				err = applied
+			}
 			if !errors.Is(err, sim.ErrInvalid) {
-				t.Fatalf("ParseScript = %+v, %v; want an error wrapping ErrInvalid", s, err)
+				t.Fatalf("ParseScript = %+v, %v; want an error wrapping ErrInvalid, or a problem", s, err)
 			}
 			if line := fmt.Sprintf("line %d: ", tt.line); !strings.HasPrefix(err.Error(), line) {
 				t.Errorf("ParseScript error %q does not start with %q", err, line)
@@ -1097,10 +1114,15 @@ func FuzzParseScript(f *testing.F) {
 			}
 			return
 		}
+		for _, p := range s.Problems {
+			if !strings.HasPrefix(p, "line ") {
+				t.Fatalf("problem %q: want a line", p)
+			}
+		}
 		var last time.Duration
 		for _, a := range s.Actions {
-			if !slices.Contains(knownCommands, a.Command) {
-				t.Fatalf("action %q at line %d is not a known command", a.Command, a.Line)
+			if !slices.Contains(knownCommands, a.Command) && !slices.ContainsFunc(s.Problems, func(p string) bool { return strings.HasPrefix(p, fmt.Sprintf("line %d: ", a.Line)) }) {
+				t.Fatalf("action %q at line %d is not a known command, nor listed as a problem", a.Command, a.Line)
 			}
 			if a.Offset < last || a.Line < 1 || a.Args == nil {
 				t.Fatalf("action %+v: offset below %v, no line or nil args", a, last)

@@ -111,9 +111,14 @@ func TestSimulatePNG(t *testing.T) {
 // TestSimulateErrors: errors name the file and the line; a failed action
 // fails the run after everything was written.
 func TestSimulateErrors(t *testing.T) {
-	_, _, err := simulate(t, "testdata/morning.bhv", "testdata/broken.bhv")
-	if err == nil || !strings.Contains(err.Error(), "testdata/broken.bhv: line 4: ") {
+	_, stderr, err := simulate(t, "testdata/morning.bhv", "testdata/malformed.bhv")
+	if err == nil || !strings.Contains(err.Error(), "testdata/malformed.bhv: line 4: ") {
 		t.Errorf("a script that does not parse: %v, want its file and line", err)
+	}
+	// An action that can never run fails when played, as in iCasa.
+	_, stderr, err = simulate(t, "testdata/morning.bhv", "testdata/broken.bhv")
+	if err == nil || !strings.Contains(stderr, "testdata/broken.bhv: line 4: unknown command fly") {
+		t.Errorf("an unknown command: %v, stderr %q; want an error and its file and line", err, stderr)
 	}
 	files, stderr, err := simulate(t, "-csv", "out.csv", "testdata/morning.bhv", "testdata/failing.bhv")
 	if err == nil || !strings.Contains(stderr, "testdata/failing.bhv: line 4: ") {

@@ -156,9 +156,13 @@ type Script struct {
 	// Problems lists, with their lines, the actions that cannot run
 	// whatever the home holds (an unknown command or attribute, a missing
 	// or malformed one): as iCasa did, the script is read all the same and
-	// each of them fails when played, counted as an error of the run.
+	// each of them fails when played, counted as an error of the run. At
+	// most [MaxScriptProblems] are listed, then "and N more".
 	Problems []string
 }
+
+// MaxScriptProblems is the most problems [Script.Problems] lists.
+const MaxScriptProblems = 20
 
 // Action is one command of a script at its offset from the script's start.
 // It is a plain value, safe for concurrent reads.
@@ -242,6 +246,7 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 	)
 	state := beforeRoot
 	var offset time.Duration
+	problems := 0 // actions that cannot run
 	element := "" // name of the element open inside the root
 	for {
 		line, _ := d.InputPos()
@@ -283,8 +288,10 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 					}
 				} else {
 					for _, c := range canonical(name, args) {
-						if _, err := prepareAction(c.cmd, c.args, kinds); err != nil {
-							s.Problems = append(s.Problems, atLine(line, err).Error()) // fails again when played
+						if _, err := prepareAction(c.cmd, c.args, kinds); err != nil { // fails again when played
+							if problems++; problems <= MaxScriptProblems {
+								s.Problems = append(s.Problems, atLine(line, err).Error())
+							}
 						}
 						s.Actions = append(s.Actions, Action{Offset: offset, Line: line, Command: c.cmd, Args: c.args})
 					}
@@ -313,6 +320,9 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 		return nil, invalidf("line 1: no <behavior> element")
 	}
 	s.Length = offset
+	if n := problems - MaxScriptProblems; n > 0 {
+		s.Problems = append(s.Problems, fmt.Sprintf("and %d more", n))
+	}
 	return s, nil
 }
 

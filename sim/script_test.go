@@ -1114,14 +1114,15 @@ func FuzzParseScript(f *testing.F) {
 			}
 			return
 		}
-		for _, p := range s.Problems {
-			if !strings.HasPrefix(p, "line ") {
+		for i, p := range s.Problems {
+			if !strings.HasPrefix(p, "line ") && !(i == sim.MaxScriptProblems && strings.HasPrefix(p, "and ")) {
 				t.Fatalf("problem %q: want a line", p)
 			}
 		}
+		capped := len(s.Problems) > sim.MaxScriptProblems // the rest are only counted
 		var last time.Duration
 		for _, a := range s.Actions {
-			if !slices.Contains(knownCommands, a.Command) && !slices.ContainsFunc(s.Problems, func(p string) bool { return strings.HasPrefix(p, fmt.Sprintf("line %d: ", a.Line)) }) {
+			if !slices.Contains(knownCommands, a.Command) && !capped && !slices.ContainsFunc(s.Problems, func(p string) bool { return strings.HasPrefix(p, fmt.Sprintf("line %d: ", a.Line)) }) {
 				t.Fatalf("action %q at line %d is not a known command, nor listed as a problem", a.Command, a.Line)
 			}
 			if a.Offset < last || a.Line < 1 || a.Args == nil {
@@ -1147,4 +1148,20 @@ func FuzzParseScript(f *testing.F) {
 			t.Fatalf("restored home (-original +restored):\n%s\nscript:\n%s", diff, b.String())
 		}
 	})
+}
+
+// TestScriptProblemsBounded: a script of many bad actions is read, and
+// lists the first MaxScriptProblems of them, then how many more.
+func TestScriptProblemsBounded(t *testing.T) {
+	src := "<behavior>\n" + strings.Repeat("<fly/>\n", sim.MaxScriptProblems+5) + "</behavior>"
+	s, err := sim.ParseScript(strings.NewReader(src), time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Problems); n != sim.MaxScriptProblems+1 || s.Problems[0] != "line 2: unknown command fly" || s.Problems[n-1] != "and 5 more" {
+		t.Errorf("Problems = %q, want %d, then \"and 5 more\"", s.Problems, sim.MaxScriptProblems)
+	}
+	if len(s.Actions) != sim.MaxScriptProblems+5 {
+		t.Errorf("%d actions, want all %d", len(s.Actions), sim.MaxScriptProblems+5)
+	}
 }

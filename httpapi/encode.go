@@ -8,18 +8,33 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"sync"
 	"unicode/utf8"
 )
 
 // encode writes v as JSON with the given status.
 func encode(w http.ResponseWriter, status int, v any) {
+	b := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= 1<<20 {
+			b.Reset()
+			encodeBuffers.Put(b)
+		}
+	}()
+	if err := json.NewEncoder(b).Encode(v); err != nil {
+		// Encoded before anything is sent, so that a value JSON cannot
+		// hold (a NaN, say: a bug) is a 500, not a 200 cut short.
+		v, status = errorBody{Error: "internal error: the answer cannot be written as JSON", Code: "internal"}, http.StatusInternalServerError
+		b.Reset()
+		json.NewEncoder(b).Encode(v)
+	}
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	if err := json.NewEncoder(w).Encode(v); err != nil {
-		// The status is sent; all that is left is to stop writing.
-		return
-	}
+	w.Write(b.Bytes())
 }
+
+// encodeBuffers holds the buffers encode writes answers into.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // readBody reads the whole request body, at most limit bytes.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {

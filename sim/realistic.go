@@ -331,6 +331,9 @@ func (h *Home) stepLocked(at int64) {
 			decay[i], decayOf[i] = math.Exp(-x), x
 		}
 		t := eq + (temps[i]-eq)*decay[i]
+		if math.IsNaN(t) {
+			continue // absurd settings (a Volume of 1e308 m³: infinite walls, Inf/Inf) leave the zone as it was
+		}
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
 		h.setVariableLocked(z, VarTemperature, &t)
 	}

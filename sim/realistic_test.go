@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -238,5 +239,25 @@ func TestEnvironment(t *testing.T) {
 	// A constant replaces the curve.
 	if e, err := h.UpdateEnvironment(sim.EnvironmentUpdate{OutdoorTemperature: ptr(275.0)}); err != nil || e.OutdoorMin != nil || e.OutdoorTemperature != 275 {
 		t.Errorf("UpdateEnvironment(constant) = %+v, %v", e, err)
+	}
+}
+
+// TestRealisticAbsurdVolumeStaysANumber: a zone whose Volume is the largest
+// float has infinite walls (Inf/Inf in its balance); its temperature stays
+// what it was rather than becoming NaN, in range, and every zone can be
+// written as JSON.
+func TestRealisticAbsurdVolumeStaysANumber(t *testing.T) {
+	h := realisticHome(t, time.Date(2024, 6, 1, 12, 0, 0, 0, time.UTC), nil)
+	mustZone(t, h, sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": math.MaxFloat64}})
+	mustZone(t, h, sim.ZoneSpec{ID: "next", LeftX: 100, RightX: 200, BottomY: 100})
+	mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+	mustAdvance(t, h, time.Hour)
+	for _, z := range h.Zones() {
+		if v := z.Variables[sim.VarTemperature]; math.IsNaN(v) || v < sim.MinRealisticTemperature || v > sim.MaxRealisticTemperature {
+			t.Errorf("zone %s: Temperature %v, want a number in range", z.ID, v)
+		}
+		if _, err := json.Marshal(z); err != nil {
+			t.Errorf("zone %s: %v", z.ID, err)
+		}
 	}
 }

@@ -76,7 +76,7 @@ func Load(e *mediation.Engine, d *Document, opts LoadOptions) ([]string, error) 
 				used[c.Type] = c.kind
 				continue
 			}
-			if t.Kind != c.kind && !isPlaceholder(t) {
+			if t.Kind != c.kind && !isPlaceholder(t.Doc) {
 				return nil, errkind.Errorf(errkind.Invalid, "chain %s: %s is of type %s, a %s, but is listed among the %ss", ch.ID, c.ID, c.Type, t.Kind, c.kind)
 			}
 		}
@@ -153,7 +153,7 @@ func build(reg *mediation.Registry, ch *mediation.Chain, dc Chain, undo *[]func(
 	ports := portsOf(dc)
 	for _, c := range components(dc) {
 		props := maps.Clone(c.Properties)
-		if t, err := reg.Type(c.Type); err == nil && isPlaceholder(t) {
+		if t, err := reg.Type(c.Type); err == nil && isPlaceholder(t.Doc) {
 			if props == nil {
 				props = map[string]any{}
 			}
@@ -206,7 +206,7 @@ func widen(reg *mediation.Registry, ch *mediation.Chain, end string, in bool, un
 		return nil // the engine says so when binding
 	}
 	t, err := reg.Type(info.Type)
-	if err != nil || !isPlaceholder(t) {
+	if err != nil || !isPlaceholder(t.Doc) {
 		return nil
 	}
 	port = placeholderPort(port, in)
@@ -313,7 +313,8 @@ func typeNames(reg *mediation.Registry) []string {
 // placeholderDoc marks the types registerPlaceholder makes.
 const placeholderDoc = "Placeholder for a Cilia type pervasim does not have: passes messages through unchanged"
 
-func isPlaceholder(t mediation.Type) bool { return strings.HasPrefix(t.Doc, placeholderDoc) }
+// isPlaceholder reports whether a type, by its doc, is a placeholder type.
+func isPlaceholder(doc string) bool { return strings.HasPrefix(doc, placeholderDoc) }
 
 // registerPlaceholder registers the placeholder type name of kind, and
 // reports whether it did (false: registered meanwhile).
@@ -344,7 +345,7 @@ func PrunePlaceholders(e *mediation.Engine) int {
 	reg := e.Registry()
 	var placeholders []string
 	for _, t := range reg.Types() {
-		if strings.HasPrefix(t.Doc, placeholderDoc) {
+		if isPlaceholder(t.Doc) {
 			placeholders = append(placeholders, t.Name)
 		}
 	}

@@ -3,8 +3,11 @@ package mediation
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -122,24 +125,21 @@ func checkPropsDepth(props map[string]any) error {
 // tooDeep reports whether v, at depth, holds a map or slice deeper than
 // propMaxDepth.
 func tooDeep(v any, depth int) bool {
+	var elems iter.Seq[any]
 	switch x := v.(type) {
 	case map[string]any:
-		if depth > propMaxDepth {
-			return true
-		}
-		for _, e := range x {
-			if tooDeep(e, depth+1) {
-				return true
-			}
-		}
+		elems = maps.Values(x)
 	case []any:
-		if depth > propMaxDepth {
+		elems = slices.Values(x)
+	default:
+		return false
+	}
+	if depth > propMaxDepth {
+		return true
+	}
+	for e := range elems {
+		if tooDeep(e, depth+1) {
 			return true
-		}
-		for _, e := range x {
-			if tooDeep(e, depth+1) {
-				return true
-			}
 		}
 	}
 	return false

@@ -201,3 +201,25 @@ func TestHomeFitsItsSizeClass(t *testing.T) {
 		t.Errorf("a Home is %d bytes, want at most 888 (896 with the allocator's header)", n)
 	}
 }
+
+// TestAlignedLocked: the first beat of a period strictly after a time,
+// beats counted from h.beat, below it (times before the epoch) too.
+func TestAlignedLocked(t *testing.T) {
+	for _, tt := range []struct{ beat, t, p, want int64 }{
+		{0, 0, 5000, 5000},
+		{0, 1, 5000, 5000},
+		{0, 4999, 5000, 5000},
+		{0, 5000, 5000, 10000},
+		{0, -1, 5000, 0},
+		{0, -5000, 5000, 0},
+		{0, -5001, 5000, -5000},
+		{1234, 1234, 1000, 2234},
+		{1234, 0, 1000, 234},
+		{-7, -8, 3, -7},
+	} {
+		h := &Home{beat: tt.beat}
+		if got := h.alignedLocked(tt.t, tt.p); got != tt.want {
+			t.Errorf("beat %d: alignedLocked(%d, %d) = %d, want %d", tt.beat, tt.t, tt.p, got, tt.want)
+		}
+	}
+}

@@ -134,7 +134,7 @@ func (h *Home) startTimersLocked(d *device) {
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {
 		every := max(b.Every.Milliseconds(), 1)
-		d.ticker = &timer{period: every, fire: func(h *Home, at int64) {
+		d.ticker = &timer{period: every, from: h.nowLocked(), fire: func(h *Home, at int64) {
 			if !d.faulty {
 				c := h.contextLocked(d, true)
 				b.Tick(c)
@@ -186,8 +186,6 @@ func (h *Home) alignedLocked(t, p int64) int64 {
 // at a bound where it is. A deactivated device, or one outside every zone,
 // has no effect.
 func (h *Home) tickThermalLocked(t *timer) {
-	span := h.pin - t.from // one period; less for the first after the device was made or its period changed; more when the live driver coalesces
-	t.from = h.pin
 	p := t.heatPower
 	if p == 0 {
 		return
@@ -213,7 +211,10 @@ func (h *Home) tickThermalLocked(t *timer) {
 	if c.capacity == 0 {
 		return
 	}
-	dt := float64(span) / 1000
+	// One period; less for the first update after the device was made or
+	// its period changed; more when the live driver coalesces.
+	dt := float64(h.span) / 1000
+	step := min(max(p*dt/c.capacity, -maxHeatStep), maxHeatStep)
 	watched := h.watchedLocked()
 	if c.dirty && !watched {
 		// In a run of updates nobody watches: the zone's temperature is
@@ -221,7 +222,7 @@ func (h *Home) tickThermalLocked(t *timer) {
 		if c.at != h.pin {
 			c.sum, c.at = c.temp(), h.pin
 		}
-		c.sum += min(max(p*dt/c.capacity, -maxHeatStep), maxHeatStep)
+		c.sum += step
 		return
 	}
 	if watched {
@@ -235,7 +236,7 @@ func (h *Home) tickThermalLocked(t *timer) {
 	if cur := h.ensureTemperatureLocked(z); c.at != h.pin || cur != c.temp() {
 		c.sum, c.at = cur, h.pin
 	}
-	c.sum += min(max(p*dt/c.capacity, -maxHeatStep), maxHeatStep)
+	c.sum += step
 	if watched {
 		t := c.temp()
 		h.setVariableLocked(z, VarTemperature, &t)

@@ -42,6 +42,12 @@ func placed(id, typ string, x, y int, props map[string]any) sim.DeviceSpec {
 
 func TestThermalPhysics(t *testing.T) {
 	step := func(p, dtSeconds, volume float64) float64 { return p * dtSeconds / (1200 * volume) }
+	heater := func(level float64) sim.DeviceSpec {
+		return placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": level})
+	}
+	cooler := func(level float64) sim.DeviceSpec {
+		return placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": level})
+	}
 	tests := []struct {
 		name    string
 		vars    map[string]float64
@@ -89,54 +95,39 @@ func TestThermalPhysics(t *testing.T) {
 			devices: []sim.DeviceSpec{placed("c", "Cooler", 50, 50, map[string]any{"cooler.powerLevel": 1.0})},
 			advance: time.Minute, want: 283.16},
 		{name: "at the maximum, a heater and a cooler of equal power: no change",
-			vars: map[string]float64{"Temperature": 303.16},
-			devices: []sim.DeviceSpec{
-				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}),
-				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}),
-			},
+			vars:    map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{heater(0.5), cooler(0.5)},
 			advance: time.Minute, want: 303.16},
 		{name: "at the maximum, the cooler first: no change",
-			vars: map[string]float64{"Temperature": 303.16},
-			devices: []sim.DeviceSpec{
-				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}),
-				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}),
-			},
+			vars:    map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{cooler(0.5), heater(0.5)},
 			advance: time.Minute, want: 303.16},
 		{name: "at the maximum, a net gain: stays there",
-			vars: map[string]float64{"Temperature": 303.16},
-			devices: []sim.DeviceSpec{
-				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}),
-				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}),
-			},
+			vars:    map[string]float64{"Temperature": 303.16},
+			devices: []sim.DeviceSpec{heater(1.0), cooler(0.5)},
 			advance: time.Minute, want: 303.16},
 		{name: "at the minimum, a net loss: stays there",
-			vars: map[string]float64{"Temperature": 283.16},
-			devices: []sim.DeviceSpec{
-				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 1.0}),
-				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}),
-			},
+			vars:    map[string]float64{"Temperature": 283.16},
+			devices: []sim.DeviceSpec{cooler(1.0), heater(0.5)},
 			advance: time.Minute, want: 283.16},
 		{name: "near the maximum, the clamp applies to the net power",
-			vars: map[string]float64{"Volume": 10, "Temperature": 303},
-			devices: []sim.DeviceSpec{
-				placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}),
-				placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.9}),
-			},
+			vars:    map[string]float64{"Volume": 10, "Temperature": 303},
+			devices: []sim.DeviceSpec{heater(1.0), cooler(0.9)},
 			advance: 5 * time.Second, want: 303 + step(1000, 5, 10) - step(900, 5, 10)},
 		{name: "made at different times, a heater and a cooler of equal power at the maximum: no change",
 			vars:    map[string]float64{"Temperature": 303.16},
-			devices: []sim.DeviceSpec{placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5})},
+			devices: []sim.DeviceSpec{heater(0.5)},
 			setup: func(t *testing.T, h *sim.Home) {
 				mustAdvance(t, h, 1300*time.Millisecond)
-				mustDevice(t, h, placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5}))
+				mustDevice(t, h, cooler(0.5))
 			},
 			advance: time.Minute, want: 303.16},
 		{name: "made at different times, a heater and a cooler of equal power: they cancel once both run",
 			vars:    map[string]float64{"Volume": 10},
-			devices: []sim.DeviceSpec{placed("c", "Cooler", 60, 60, map[string]any{"cooler.powerLevel": 0.5})},
+			devices: []sim.DeviceSpec{cooler(0.5)},
 			setup: func(t *testing.T, h *sim.Home) {
 				mustAdvance(t, h, 3700*time.Millisecond)
-				mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 0.5}))
+				mustDevice(t, h, heater(0.5))
 			},
 			advance: 5*time.Second + 1300*time.Millisecond, want: 293.15 - step(500, 3.7, 10)}, // at 5 s the cooler's 5 s and the heater's 1.3 s, at 10 s 5 s each
 		{name: "a heater made between two beats counts from when it was made",
@@ -144,7 +135,7 @@ func TestThermalPhysics(t *testing.T) {
 			devices: []sim.DeviceSpec{placed("t", "Thermometer", 10, 10, nil)},
 			setup: func(t *testing.T, h *sim.Home) {
 				mustAdvance(t, h, 2*time.Second)
-				mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+				mustDevice(t, h, heater(1.0))
 			},
 			advance: 3 * time.Second, want: 293.15 + step(1000, 3, 10)},
 		{name: "a period change: the next update covers the time since the previous one",

@@ -232,9 +232,10 @@ func grown[T any](s *[]T, n int) []T {
 
 // startRealisticLocked schedules the realistic model's step.
 func (h *Home) startRealisticLocked() {
-	t := &timer{period: RealisticStep}
+	now := h.nowLocked()
+	t := &timer{period: RealisticStep, from: now}
 	t.fire = func(h *Home, at int64) { h.stepLocked(at) }
-	h.scheduleLocked(t, h.nowLocked()+RealisticStep)
+	h.scheduleLocked(t, now+RealisticStep)
 }
 
 // stepLocked integrates one step of the realistic model at simulated time at

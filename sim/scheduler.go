@@ -26,7 +26,7 @@ type timer struct {
 	heat      *device
 	heatPower float64
 	heatCell  *heatCell
-	from      int64 // heat updates: where the next one's span starts, in simulated ms (the previous update, or the device's creation)
+	from      int64 // periodic timers: where the next run's span starts, in simulated ms (the previous run, or when the timer started): see runDueLocked
 	// fire is what a timer that is not a heat update runs: with h.mu held,
 	// or without it when unlocked (then it may call any Home method).
 	fire      func(h *Home, at int64)
@@ -265,7 +265,10 @@ func (h *Home) shiftTimersLocked(d int64) {
 // With coalesce (the live driver), a periodic timer that fell due several
 // times runs once, at the last of those times, over the whole span (see
 // [Home.Run]); otherwise ([Home.Advance]) it runs once per period. h.span is
-// the span, in simulated ms, of the periodic run in progress.
+// the span, in simulated ms, of the periodic run in progress: from the
+// timer's previous run (or its start, timer.from) to this one; one period
+// but for the first run of a heat update made between two beats, or after a
+// period change, and for coalesced runs.
 func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 	defer h.flushHeatLocked()
 	// s is the slot of the last timer run while it was a heat update and
@@ -285,12 +288,10 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		t := h.timers.take(s)
 		at := t.at
 		if t.period > 0 {
-			h.span = t.period
 			if late := until - at; coalesce && late >= t.period {
-				k := late / t.period // further occurrences due by until
-				at += k * t.period
-				h.span = (k + 1) * t.period
+				at += late / t.period * t.period // the last occurrence due by until
 			}
+			h.span, t.from = at-t.from, at
 			t.at = at + t.period
 			h.timers.push(t)
 		} else {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -86,7 +87,7 @@ func deriveMaxIlluminance(c *DeviceContext) {
 func followingSensor(name, service, prop, alias string, def float64, variable, unit, doc string) Kind {
 	return Kind{Name: name, Service: service, Doc: doc, Properties: []PropertySpec{
 		{Name: prop, Aliases: []string{alias}, Type: Number, Default: def, Derived: true, Follows: variable, Unit: unit,
-			Doc: "the zone's " + variable + "; -1 outside every zone; kept while faulty"},
+			Doc: "the zone's " + variable + "; " + strconv.FormatFloat(def, 'g', -1, 64) + " outside every zone; kept while faulty"},
 	}}
 }
 

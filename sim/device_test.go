@@ -133,10 +133,7 @@ func TestCreateDeviceEveryKind(t *testing.T) {
 				}
 				props := map[string]any{"state": "activated", "fault": "no"}
 				for _, p := range k.Properties {
-					props[p.Name] = p.Default
-					if p.Follows != "" {
-						props[p.Name] = -1.0 // a sensor outside every zone reads -1
-					}
+					props[p.Name] = p.Default // a sensor outside every zone reads its default
 				}
 				want := sim.Device{
 					ID: "dev", Name: "dev", Type: "iCasa." + k.Name, PositionX: -1, PositionY: -1,
@@ -462,8 +459,8 @@ func TestUpdateDeviceKindProperties(t *testing.T) {
 		{"Cooler", "cooler.powerLevel", 0.75, 0.75, nil},
 		{"DimmerLight", "power_level", 1.01, nil, sim.ErrInvalid},
 		{"DimmerLight", "power_level", 0.3, 0.3, nil},
-		{"COGasSensor", "current_concentration", uint8(3), -1.0, nil},
-		{"CO2GasSensor", "current_concentration", []any{1.0}, -1.0, nil},
+		{"COGasSensor", "current_concentration", uint8(3), 0.0, nil},
+		{"CO2GasSensor", "current_concentration", []any{1.0}, 0.0, nil},
 		{"MotionSensor", "anything", "free", "free", nil},
 	}
 	for _, tt := range tests {

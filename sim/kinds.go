@@ -75,8 +75,9 @@ type PropertySpec struct {
 	Derived bool
 	// Follows names the zone variable a sensor reading follows, such as
 	// "Temperature"; empty for other properties. A following property is
-	// derived: it reads the variable of the device's zone, -1 outside every
-	// zone, and keeps its last value while the device is faulty.
+	// derived: it reads the variable of the device's zone, its Default
+	// outside every zone, and keeps its last value while the device is
+	// faulty.
 	Follows string
 	// Unit is the property's unit, such as "W" or "K", for people; empty
 	// when it has none.

@@ -422,13 +422,14 @@ func (h *Home) renoiseLocked(zones ...*Zone) {
 }
 
 // reading returns the live value of a sensor reading: frozen while the
-// sensor is faulty, -1 outside every zone, else its zone's variable.
+// sensor is faulty, its default outside every zone (-1 for the Thermometer
+// and the Photometer, 0 for the gas sensors), else its zone's variable.
 func (d *device) reading(spec PropertySpec) any {
 	if v, ok := d.frozen[spec.Name]; ok {
 		return v
 	}
 	if d.zone == nil {
-		return -1.0
+		return spec.outside()
 	}
 	if v, ok := d.zone.Variables[spec.Follows]; ok {
 		return v
@@ -440,6 +441,13 @@ func (d *device) reading(spec PropertySpec) any {
 		return 0.0
 	}
 	return spec.Default
+}
+
+// outside returns what a reading that follows a zone variable reads
+// outside every zone: its default, as a number.
+func (p PropertySpec) outside() float64 {
+	f, _ := toFloat(p.Default)
+	return f
 }
 
 // freeze keeps the sensor's current readings while it is faulty; thaw lets

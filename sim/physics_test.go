@@ -300,6 +300,9 @@ func TestSensorsFollowTheirZone(t *testing.T) {
 		placed("co2", "CO2GasSensor", 10, 10, nil),
 		placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}),
 		{ID: "outside", Type: "Thermometer"},
+		{ID: "outside-light", Type: "Photometer"},
+		{ID: "outside-co", Type: "COGasSensor"},
+		{ID: "outside-co2", Type: "CO2GasSensor"},
 	} {
 		mustDevice(t, h, d)
 	}
@@ -307,8 +310,20 @@ func TestSensorsFollowTheirZone(t *testing.T) {
 	if got := read("t", "current_temperature"); got != 293.15 {
 		t.Errorf("thermometer in a new zone reads %v, want 293.15 (the zone's temperature when first needed)", got)
 	}
-	if got := read("outside", "current_temperature"); got != -1.0 {
-		t.Errorf("thermometer outside every zone reads %v, want -1", got)
+	// Outside every zone a sensor reads its kind's default: the contract's
+	// -1 for the thermometer and the photometer, 0.0 for the gas sensors.
+	for _, c := range []struct {
+		id, prop string
+		want     float64
+	}{
+		{"outside", "current_temperature", -1},
+		{"outside-light", "current_illuminance", -1},
+		{"outside-co", "current_concentration", 0},
+		{"outside-co2", "current_concentration", 0},
+	} {
+		if got := read(c.id, c.prop); got != c.want {
+			t.Errorf("%s outside every zone: %s = %v, want %v", c.id, c.prop, got, c.want)
+		}
 	}
 	if got := read("co", "current_concentration"); got != 4.0 {
 		t.Errorf("CO sensor reads %v, want the zone's 4", got)
@@ -335,6 +350,10 @@ func TestSensorsFollowTheirZone(t *testing.T) {
 	mustUpdateDevice(t, h, "t", sim.DeviceUpdate{PositionX: ptr(150)})
 	if got := read("t", "current_temperature"); got != -1.0 {
 		t.Errorf("thermometer outside reads %v, want -1", got)
+	}
+	mustUpdateDevice(t, h, "co", sim.DeviceUpdate{PositionX: ptr(150)})
+	if got := read("co", "current_concentration"); got != 0.0 {
+		t.Errorf("CO sensor moved out of its zone reads %v, want 0 (its default)", got)
 	}
 	mustUpdateDevice(t, h, "t", sim.DeviceUpdate{PositionX: ptr(250)})
 	if got := read("t", "current_temperature"); got != 293.15 {

@@ -305,7 +305,7 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 		if spec.Follows != "" {
 			v, _ := d.Properties[spec.Name].(float64)
 			vars[spec.Follows] = v
-			unplaced = unplaced && v == -1
+			unplaced = unplaced && v == spec.outside()
 		}
 	}
 	switch {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -80,8 +81,12 @@ type State struct {
 
 // record is a journaled change: a REST request.
 type record struct {
-	Method      string `json:"method"`
-	Path        string `json:"path"`
+	Method string `json:"method"`
+	Path   string `json:"path"` // decoded, as url.URL's Path
+	// RawPath is the path as the client escaped it (url.URL's RawPath),
+	// when that differs from Path's default escaping: "a%2Fb" or "%3F" in a
+	// segment route differently from "/" or "?".
+	RawPath     string `json:"rawPath,omitempty"`
 	Query       string `json:"query,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
 	Body        []byte `json:"body,omitempty"`
@@ -298,10 +303,14 @@ func (s *State) replay(g int) error {
 	return nil
 }
 
-// apply serves a recorded change, and returns the response.
+// apply serves a recorded change, and returns the response. The request
+// gets the recorded URL as it was parsed, never parsed again, so that any
+// path the server took (spaces, escaped "?" or "/") routes as it did.
 func (s *State) apply(r record) *httptest.ResponseRecorder {
-	req := httptest.NewRequest(r.Method, r.Path, bytes.NewReader(r.Body))
-	req.URL.RawQuery = r.Query
+	req := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(r.Body))
+	req.Method = r.Method
+	req.URL = &url.URL{Path: r.Path, RawPath: r.RawPath, RawQuery: r.Query}
+	req.RequestURI = req.URL.RequestURI()
 	req.Host = "localhost"
 	req.RemoteAddr = "127.0.0.1:0"
 	if r.ContentType != "" {
@@ -313,16 +322,27 @@ func (s *State) apply(r record) *httptest.ResponseRecorder {
 }
 
 // Journaled reports whether a request is a change the state keeps: any
-// method but GET, HEAD and OPTIONS, except messages sent into chains and
-// a script's playing, pausing or stopping (they are what runs, not what
-// is), and the homes made under /homes (they are not kept).
+// method but GET, HEAD and OPTIONS, except messages sent into chains
+// (<root>/runtime/<chain>/components/<id>/data) and a script's playing,
+// pausing or stopping (<root>/scriptPlayer/script/<id>): they are what
+// runs, not what is; and the homes made under /homes (they are not kept).
+// Paths are matched segment by segment, so that a zone, device, chain or
+// component whose id is "data" or "script" is kept like any other.
 func Journaled(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
-	p := r.URL.Path
-	return !strings.HasPrefix(p, "/homes") && !strings.HasSuffix(p, "/data") && !strings.Contains(p, "/scriptPlayer/script/")
+	seg := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	switch {
+	case seg[0] == "homes":
+		return false
+	case len(seg) == 6 && seg[1] == "runtime" && seg[3] == "components" && seg[5] == "data":
+		return false
+	case len(seg) == 4 && seg[1] == "scriptPlayer" && seg[2] == "script":
+		return false
+	}
+	return true
 }
 
 // MaxChange bounds the body of a change the journal takes.
@@ -348,7 +368,7 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		rec := record{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, ContentType: r.Header.Get("Content-Type"), Body: body}
+		rec := record{Method: r.Method, Path: r.URL.Path, RawPath: r.URL.RawPath, Query: r.URL.RawQuery, ContentType: r.Header.Get("Content-Type"), Body: body}
 		payload, err := json.Marshal(rec)
 		if err != nil {
 			writeJSONError(w, http.StatusInternalServerError, "internal", "internal error")

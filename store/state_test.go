@@ -238,3 +238,48 @@ func TestStateDamage(t *testing.T) {
 		t.Errorf("Open of a damaged journal = %v, want ErrCorrupt naming it", err)
 	}
 }
+
+// TestStateKeepsEveryPath: changes to things whose ids are words the
+// journal skips elsewhere ("data", "script") are kept, and refused changes
+// whose paths hold escapes (a space, "?", "/") come back refused, without
+// a panic, from the journal.
+func TestStateKeepsEveryPath(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	for _, c := range []struct {
+		method, path, ctype, body string
+		code                      int
+	}{
+		{"POST", "/platform/zones/zone", "application/json", `{"zoneId":"data","leftX":0,"topY":0,"rightX":10,"bottomY":10}`, 200},
+		{"POST", "/platform/zones/zone", "application/json", `{"zoneId":"a","leftX":20,"topY":0,"rightX":30,"bottomY":10}`, 200},
+		{"POST", "/platform/devices/device", "application/json", `{"deviceId":"data","type":"iCasa.Heater"}`, 200},
+		{"PUT", "/platform/devices/device/data", "application/json", `{"state":"deactivated"}`, 200},
+		{"POST", "/platform/devices/device", "application/json", `{"deviceId":"script","type":"iCasa.Heater"}`, 200},
+		{"PUT", "/platform/devices/device/script", "application/json", `{"state":"deactivated"}`, 200},
+		{"DELETE", "/platform/zones/zone/data", "", "", 200},
+		{"POST", "/mediation/data", "", "", 200},
+		{"POST", "/mediation/data/mediator/passthrough/data", "", "", 200},
+		{"POST", "/mediation/important", "", "", 200},
+		{"PUT", "/platform/zones/zone/a%20b", "application/json", `{"name":"refused"}`, 404},
+		{"PUT", "/platform/zones/zone/a%3Fx", "application/json", `{"name":"refused"}`, 404},
+		{"DELETE", "/mediation/important%3F", "", "", 400},
+		{"DELETE", "/mediation/important%2Fx", "", "", 404},
+	} {
+		if rec := s.do(t, c.method, c.path, c.ctype, c.body); rec.Code != c.code {
+			t.Fatalf("%s %s = %d %s, want %d", c.method, c.path, rec.Code, rec.Body, c.code)
+		}
+	}
+	want := ignoreDerived(view(t, s))
+	for _, p := range []string{"/platform/devices/device/data", "/platform/devices/device/script", "/platform/zones/zone/a", "/mediation/data"} {
+		want[p] = s.do(t, "GET", p, "", "").Body.String()
+	}
+	s2, _ := open(t, dir) // from the journal: s was not closed
+	defer s2.st.Close()
+	got := ignoreDerived(view(t, s2))
+	for _, p := range []string{"/platform/devices/device/data", "/platform/devices/device/script", "/platform/zones/zone/a", "/mediation/data"} {
+		got[p] = s2.do(t, "GET", p, "", "").Body.String()
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("restored (-before +after):\n%s", d)
+	}
+}

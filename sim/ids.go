@@ -64,10 +64,25 @@ func checkText(what, s string, allowEmpty bool, max int) error {
 }
 
 // checkName validates the display name of a zone, device or person.
-func checkName(what, s string) error { return checkText(what, s, false, MaxNameLength) }
+func checkName(what, s string) error { return checkWord(what, s, MaxNameLength) }
 
 // checkKey validates a property or variable name.
-func checkKey(what, s string) error { return checkText(what, s, false, MaxIDLength) }
+func checkKey(what, s string) error { return checkWord(what, s, MaxIDLength) }
+
+// checkWord validates a name: text of at most max bytes that a script (XML)
+// can carry, so that every home can be written as one (WriteScript): no
+// control character but tab, line feed and carriage return, no U+FFFE or
+// U+FFFF. Property values are not names: a string any JSON can hold is
+// written in the type attribute's JSON form.
+func checkWord(what, s string, max int) error {
+	if err := checkText(what, s, false, max); err != nil {
+		return err
+	}
+	if !xmlSafe(s) {
+		return invalidf("%s %q holds a control character (or U+FFFE, U+FFFF), which a script cannot carry", what, truncate(s))
+	}
+	return nil
+}
 
 func checkPosition(name string, v int) error {
 	if v < -MaxCoordinate || v > MaxCoordinate {

@@ -73,8 +73,8 @@ const MaxScriptDuration = 100 * 366 * 24 * time.Hour
 //     overcast, windowShare the default window area per floor area.
 //   - Coordinates and lengths are numbers truncated toward zero, as the REST
 //     API does. Coordinates and positions lie in [-MaxCoordinate,
-//     MaxCoordinate], lengths in [0, MaxCoordinate], with leftX + X-Length
-//     and topY + Y-Length at most MaxCoordinate. Z coordinates
+//     MaxCoordinate], lengths in [0, 2 × MaxCoordinate] (edge to edge),
+//     with leftX + X-Length and topY + Y-Length at most MaxCoordinate. Z coordinates
 //     and lengths must be numbers but are ignored: the plan is flat.
 //   - Zone variables are numbers. add-zone-variable sets the variable to 0
 //     when the zone lacks it and does nothing when it has it;
@@ -569,10 +569,17 @@ func (p *argParser) ignored(name string) {
 }
 
 // integer reads a number truncated toward zero, in [min, MaxCoordinate].
-func (p *argParser) integer(name string, min int) int {
+func (p *argParser) integer(name string, min int) int { return p.within(name, min, MaxCoordinate) }
+
+// length reads a zone's length: from one edge of the plan to the other at
+// most, so that every zone the home holds can be written.
+func (p *argParser) length(name string) int { return p.within(name, 0, 2*MaxCoordinate) }
+
+// within reads an integer attribute in [min, max], truncated toward zero.
+func (p *argParser) within(name string, min, max int) int {
 	f := math.Trunc(p.number(name))
-	if f < float64(min) || f > MaxCoordinate {
-		p.fail(invalidf("attribute %s must be between %d and %d, not %s", name, min, MaxCoordinate, truncate(p.args[name])))
+	if f < float64(min) || f > float64(max) {
+		p.fail(invalidf("attribute %s must be between %d and %d, not %s", name, min, max, truncate(p.args[name])))
 		return 0
 	}
 	return int(f)
@@ -710,7 +717,7 @@ var scriptCommands = map[string]*scriptCommand{
 		optional: [][]string{{"bottomZ", "Z-Length"}, {"name"}, {"isRoom"}},
 		prepare: func(p *argParser) func(*Home) error {
 			spec := ZoneSpec{ID: p.id("id"), Name: p.args["name"], LeftX: p.integer("leftX", -MaxCoordinate), TopY: p.integer("topY", -MaxCoordinate)}
-			w, l := p.integer("X-Length", 0), p.integer("Y-Length", 0)
+			w, l := p.length("X-Length"), p.length("Y-Length")
 			p.ignored("bottomZ")
 			p.ignored("Z-Length")
 			if p.has("isRoom") {
@@ -750,7 +757,7 @@ var scriptCommands = map[string]*scriptCommand{
 		required: []string{"zoneId", "X-Length", "Y-Length"},
 		optional: [][]string{{"Z-Length"}},
 		prepare: func(p *argParser) func(*Home) error {
-			id, w, l := p.id("zoneId"), p.integer("X-Length", 0), p.integer("Y-Length", 0)
+			id, w, l := p.id("zoneId"), p.length("X-Length"), p.length("Y-Length")
 			p.ignored("Z-Length")
 			return func(h *Home) error {
 				z, err := h.Zone(id)

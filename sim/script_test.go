@@ -255,7 +255,7 @@ var scriptErrorTests = []struct {
 	{"bad ignored Z", "<behavior>\n<move-device deviceId=\"d\" leftX=\"1\" topY=\"1\" bottomZ=\"low\"/>\n</behavior>", 2, "attribute bottomZ"},
 	{"coordinate out of range", "<behavior>\n<move-zone zoneId=\"k\" leftX=\"-3e9\" topY=\"1\"/>\n</behavior>", 2, "attribute leftX must be between -1000000000 and 1000000000"},
 	{"position out of range", "<behavior>\n<move-device deviceId=\"d\" leftX=\"2e9\" topY=\"1\"/>\n</behavior>", 2, "attribute leftX must be between -1000000000 and 1000000000"},
-	{"negative length", "<behavior>\n<resize-zone zoneId=\"k\" X-Length=\"-3\" Y-Length=\"1\"/>\n</behavior>", 2, "attribute X-Length must be between 0 and 1000000000"},
+	{"negative length", "<behavior>\n<resize-zone zoneId=\"k\" X-Length=\"-3\" Y-Length=\"1\"/>\n</behavior>", 2, "attribute X-Length must be between 0 and 2000000000"},
 	{"zone beyond the plan", "<behavior>\n<create-zone id=\"k\" leftX=\"999999999\" topY=\"1\" X-Length=\"2\" Y-Length=\"3\"/>\n</behavior>", 2, "leftX + X-Length must be at most 1000000000"},
 	{"bad length", "<behavior>\n<resize-zone zoneId=\"k\" X-Length=\"NaN\" Y-Length=\"1\"/>\n</behavior>", 2, "attribute X-Length"},
 	{"bad id", "<behavior>\n<create-zone id=\"my kitchen\" leftX=\"1\" topY=\"1\" X-Length=\"2\" Y-Length=\"3\"/>\n</behavior>", 2, "attribute id: \"my kitchen\" is not a valid id"},
@@ -993,13 +993,24 @@ func TestWriteScriptFormat(t *testing.T) {
 	}
 }
 
-func TestWriteScriptUnwritable(t *testing.T) {
-	tests := []struct {
+// TestNamesAScriptCanCarry: names and keys hold only what a script (XML)
+// can carry, so that every home can be written as one; tabs and line ends
+// are text like any other and come back from a script as they were, and so
+// does a zone from one edge of the plan to the other.
+func TestNamesAScriptCanCarry(t *testing.T) {
+	refused := []struct {
 		name  string
 		build func(h *sim.Home) error
 	}{
 		{"zone name with a control character", func(h *sim.Home) error {
 			_, err := h.CreateZone(sim.ZoneSpec{ID: "z", Name: "bell\x07"})
+			return err
+		}},
+		{"zone renamed with a control character", func(h *sim.Home) error {
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "z"}); err != nil {
+				return err
+			}
+			_, err := h.UpdateZone("z", sim.ZoneUpdate{Name: ptr("a\x01b")})
 			return err
 		}},
 		{"variable name with U+FFFF", func(h *sim.Home) error {
@@ -1014,30 +1025,68 @@ func TestWriteScriptUnwritable(t *testing.T) {
 			_, err := h.CreateDevice(sim.DeviceSpec{ID: "d", Type: "Heater", Properties: map[string]any{"p\x1b": 1.0}})
 			return err
 		}},
-		{"object key with invalid UTF-8", func(h *sim.Home) error {
-			_, err := h.CreateDevice(sim.DeviceSpec{ID: "d", Type: "Heater", Properties: map[string]any{"p": map[string]any{"\xff": 1.0}}})
-			return err
-		}},
 		{"person name with a control character", func(h *sim.Home) error {
 			_, err := h.CreatePerson(sim.PersonSpec{ID: "p", Name: "\x01", Type: "Boy"})
 			return err
 		}},
 	}
-	for _, tt := range tests {
+	for _, tt := range refused {
 		t.Run(tt.name, func(t *testing.T) {
 			h := scriptHome(t)
-			if err := tt.build(h); err != nil {
-				t.Fatal(err)
+			if err := tt.build(h); !errors.Is(err, sim.ErrInvalid) {
+				t.Fatalf("err = %v, want an error wrapping ErrInvalid", err)
 			}
 			var b bytes.Buffer
-			err := sim.WriteScript(&b, h, time.UTC)
-			if !errors.Is(err, sim.ErrInvalid) {
-				t.Fatalf("WriteScript = %v, want an error wrapping ErrInvalid", err)
-			}
-			if b.Len() != 0 {
-				t.Errorf("WriteScript wrote %d bytes on error, want none", b.Len())
+			if err := sim.WriteScript(&b, h, time.UTC); err != nil {
+				t.Fatalf("WriteScript after the refusal = %v, want nil error", err)
 			}
 		})
+	}
+
+	// Tabs, line ends and other odd but legal text round-trip.
+	h := scriptHome(t)
+	odd := "tab\tline\nreturn\r end  \u00e9\U0001F600 <&\"'>"
+	mustZone(t, h, sim.ZoneSpec{ID: "z", Name: odd, RightX: 10, BottomY: 10, Variables: map[string]float64{"v " + odd: 1}})
+	mustDevice(t, h, sim.DeviceSpec{ID: "d", Name: odd, Type: "Heater", Properties: map[string]any{"k " + odd: odd}})
+	mustPerson(t, h, sim.PersonSpec{ID: "p", Name: odd, Type: "Boy"})
+	// So does a zone as wide as the plan.
+	mustZone(t, h, rect("wide", -sim.MaxCoordinate, -sim.MaxCoordinate, sim.MaxCoordinate, sim.MaxCoordinate))
+	var b bytes.Buffer
+	if err := sim.WriteScript(&b, h, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.ParseScript(&b, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := scriptHome(t)
+	applyScript(t, restored, s)
+	if diff := cmp.Diff(h.Zones(), restored.Zones()); diff != "" {
+		t.Errorf("Zones() (-original +restored):\n%s", diff)
+	}
+	if diff := cmp.Diff(h.Devices(), restored.Devices()); diff != "" {
+		t.Errorf("Devices() (-original +restored):\n%s", diff)
+	}
+	if diff := cmp.Diff(h.Persons(), restored.Persons()); diff != "" {
+		t.Errorf("Persons() (-original +restored):\n%s", diff)
+	}
+}
+
+// TestWriteScriptUnwritable: what a Go caller can give a home and a script
+// cannot carry (invalid UTF-8 inside a property value) fails the writing,
+// which writes nothing.
+func TestWriteScriptUnwritable(t *testing.T) {
+	h := scriptHome(t)
+	if _, err := h.CreateDevice(sim.DeviceSpec{ID: "d", Type: "Heater", Properties: map[string]any{"p": map[string]any{"\xff": 1.0}}}); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	err := sim.WriteScript(&b, h, time.UTC)
+	if !errors.Is(err, sim.ErrInvalid) {
+		t.Fatalf("WriteScript = %v, want an error wrapping ErrInvalid", err)
+	}
+	if b.Len() != 0 {
+		t.Errorf("WriteScript wrote %d bytes on error, want none", b.Len())
 	}
 }
 

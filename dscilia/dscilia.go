@@ -570,7 +570,7 @@ func xmlEscape(b *bytes.Buffer, s string) {
 		panic(errNotXML{s})
 	}
 	for _, r := range s {
-		if !(r == 0x9 || r == 0xA || r == 0xD || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF) {
+		if !xmlChar(r) {
 			panic(errNotXML{s})
 		}
 		switch r {
@@ -605,6 +605,12 @@ func writeProperties(b *bytes.Buffer, props map[string]any, indent int) error {
 		writeAttr(b, "name", k)
 		switch v := props[k].(type) {
 		case string:
+			if !xmlText(v) {
+				if err := writeJSON(b, v); err != nil {
+					return fmt.Errorf("property %s: %w", k, err)
+				}
+				continue
+			}
 			writeAttr(b, "value", v)
 			b.WriteString("/>\n")
 		case float64:
@@ -616,10 +622,12 @@ func writeProperties(b *bytes.Buffer, props map[string]any, indent int) error {
 			writeAttr(b, "value", strconv.FormatBool(v))
 			b.WriteString("/>\n")
 		case map[string]any:
-			if len(v) == 0 {
-				writeAttr(b, "type", "json")
-				writeAttr(b, "value", "{}")
-				b.WriteString("/>\n")
+			if len(v) == 0 || !xmlKeys(v) {
+				// Empty, or with a key XML cannot hold: as JSON, which
+				// escapes it.
+				if err := writeJSON(b, v); err != nil {
+					return fmt.Errorf("property %s: %w", k, err)
+				}
 				continue
 			}
 			b.WriteString(">\n")
@@ -635,23 +643,69 @@ func writeProperties(b *bytes.Buffer, props map[string]any, indent int) error {
 			}
 			b.WriteString(tabs + "</property>\n")
 		default:
-			j, err := json.Marshal(v)
-			if err != nil {
+			if err := writeJSON(b, v); err != nil {
 				return fmt.Errorf("property %s: %w", k, err)
 			}
-			writeAttr(b, "type", "json")
-			writeAttr(b, "value", string(j))
-			b.WriteString("/>\n")
 		}
 	}
 	return nil
 }
 
+// writeJSON ends a property element with v as a value of type json, which
+// carries what XML cannot: JSON escapes control characters, and U+FFFE and
+// U+FFFF are escaped here.
+func writeJSON(b *bytes.Buffer, v any) error {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	s := strings.NewReplacer("\uFFFE", `\ufffe`, "\uFFFF", `\uffff`).Replace(string(j))
+	writeAttr(b, "type", "json")
+	writeAttr(b, "value", s)
+	b.WriteString("/>\n")
+	return nil
+}
+
+// allStrings reports whether every value of m is a string XML can hold, so
+// that m can be written as items.
 func allStrings(m map[string]any) bool {
 	for _, v := range m {
-		if _, ok := v.(string); !ok {
+		if s, ok := v.(string); !ok || !xmlText(s) {
 			return false
 		}
 	}
 	return true
+}
+
+// xmlKeys reports whether XML can hold every key of m and of the maps in
+// it, so that it can be written as nested properties or items.
+func xmlKeys(m map[string]any) bool {
+	for k, v := range m {
+		if !xmlText(k) {
+			return false
+		}
+		if sub, ok := v.(map[string]any); ok && !xmlKeys(sub) {
+			return false
+		}
+	}
+	return true
+}
+
+// xmlText reports whether an attribute can hold s: valid UTF-8 and only
+// characters XML 1.0 allows.
+func xmlText(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !xmlChar(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// xmlChar reports whether XML 1.0 allows r.
+func xmlChar(r rune) bool {
+	return r == 0x9 || r == 0xA || r == 0xD || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }

@@ -436,3 +436,38 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// TestWriteCarriesAnyText: property values that XML cannot hold (control
+// characters, U+FFFE, U+FFFF), in strings, in map keys and deep inside, are
+// written as JSON and read back as they were; a property name XML cannot
+// hold is an error, and nothing is written.
+func TestWriteCarriesAnyText(t *testing.T) {
+	props := map[string]any{
+		"bell":    "a\x07b",
+		"noncar":  "x\uFFFEy\uFFFF",
+		"fine":    "tab\tline\nreturn\r<&\"'>",
+		"keys":    map[string]any{"k\x01": "v"},
+		"deepkey": map[string]any{"outer": map[string]any{"in\x02ner": 1.0}},
+		"items":   map[string]any{"a": "ok", "b": "not\x03ok"},
+		"nested":  map[string]any{"n": 2.0, "s": "\x1b[0m"},
+		"list":    []any{"\x00", "ok"},
+	}
+	doc := &dscilia.Document{Chains: []dscilia.Chain{{ID: "c", Mediators: []dscilia.Component{{ID: "m", Type: "enricher", Properties: props}}}}}
+	var b bytes.Buffer
+	if err := dscilia.Write(&b, doc); err != nil {
+		t.Fatalf("Write = %v", err)
+	}
+	back, err := dscilia.Parse(b.Bytes())
+	if err != nil {
+		t.Fatalf("Parse(written) = %v\n%s", err, b.String())
+	}
+	if diff := cmp.Diff(props, back.Chains[0].Mediators[0].Properties); diff != "" {
+		t.Errorf("properties (-written +read):\n%s\n%s", diff, b.String())
+	}
+
+	b.Reset()
+	doc.Chains[0].Mediators[0].Properties = map[string]any{"na\x01me": "v"}
+	if err := dscilia.Write(&b, doc); err == nil || b.Len() != 0 {
+		t.Errorf("Write of a property name with a control character = %v, %d bytes; want an error and nothing written", err, b.Len())
+	}
+}

@@ -110,16 +110,37 @@ func propMarshal(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// checkPropsDepth fails with ErrInvalid when the properties nest deeper
-// than ParseProperties lets text nest (the map itself counting as 1), as
-// they may when given as Go values or decoded from JSON: the components'
+// checkProps fails with ErrInvalid when the properties nest deeper than
+// ParseProperties lets text nest (the map itself counting as 1), as they
+// may when given as Go values or decoded from JSON: the components'
 // properties are copied, printed and exported, so their depth is bounded
-// (a cyclic map is too deep as well).
-func checkPropsDepth(props map[string]any) error {
+// (a cyclic map is too deep as well). It also fails on a property name
+// holding a character that a chain file (XML) cannot carry: a control
+// character other than tab, line feed and carriage return, U+FFFE, U+FFFF
+// or invalid UTF-8; values may hold any (DSCilia writes them as JSON).
+func checkProps(props map[string]any) error {
+	for k := range props {
+		if !textName(k) {
+			return errorf(ErrInvalid, "property name %q holds a control character (or U+FFFE, U+FFFF, invalid UTF-8), which a chain file cannot carry", k)
+		}
+	}
 	if tooDeep(props, 1) {
 		return errorf(ErrInvalid, "properties: nesting deeper than %d", propMaxDepth)
 	}
 	return nil
+}
+
+// textName reports whether a property name is text XML can carry.
+func textName(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
 }
 
 // tooDeep reports whether v, at depth, holds a map or slice deeper than

@@ -306,7 +306,8 @@ func nested(depth int) map[string]any {
 // TestPropertiesDepthBounded: properties given as Go values (or decoded
 // from a JSON body) nest no deeper than ParseProperties lets text nest, in
 // AddComponent, UpdateProperties and Bind; a cyclic map is refused, not
-// followed forever.
+// followed forever. Property names are text a chain file can carry; values
+// hold any text.
 func TestPropertiesDepthBounded(t *testing.T) {
 	if _, err := mediation.ParseProperties(mediation.FormatProperties(nested(64))); err != nil {
 		t.Fatalf("the deepest text ParseProperties takes: %v", err)
@@ -334,6 +335,11 @@ func TestPropertiesDepthBounded(t *testing.T) {
 		{"65 levels", nested(65), "invalid"},
 		{"65 levels in a list", map[string]any{"l": []any{nested(64)}}, "invalid"},
 		{"cyclic", cyclic, "invalid"},
+		{"a control character in a name", map[string]any{"a\x01": "v"}, "invalid"},
+		{"U+FFFF in a name", map[string]any{"a\uFFFF": "v"}, "invalid"},
+		{"invalid UTF-8 in a name", map[string]any{"a\xff": "v"}, "invalid"},
+		{"tab and line ends in a name", map[string]any{"a\tb\nc\r": "v"}, ""},
+		{"control characters in values and inner keys", map[string]any{"a": "\x01", "m": map[string]any{"\x02": "\x03"}}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ch.AddMediator("enricher", "added", tt.props)

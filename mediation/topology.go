@@ -33,7 +33,7 @@ func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (
 	if err := checkID("component", id); err != nil {
 		return ComponentInfo{}, err
 	}
-	if err := checkPropsDepth(props); err != nil {
+	if err := checkProps(props); err != nil {
 		return ComponentInfo{}, err
 	}
 	t, err := ch.eng.registry.lookup(kind, typ)
@@ -273,7 +273,7 @@ func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInf
 	if err != nil {
 		return ComponentInfo{}, err
 	}
-	if err := checkPropsDepth(props); err != nil {
+	if err := checkProps(props); err != nil {
 		return ComponentInfo{}, err
 	}
 	merged := cloneMap(c.props)
@@ -484,7 +484,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	if err != nil {
 		return BindingInfo{}, err
 	}
-	if err := checkPropsDepth(props); err != nil {
+	if err := checkProps(props); err != nil {
 		return BindingInfo{}, err
 	}
 	if err := ch.lock(); err != nil {

@@ -283,3 +283,41 @@ func TestStateKeepsEveryPath(t *testing.T) {
 		t.Errorf("restored (-before +after):\n%s", d)
 	}
 }
+
+// TestSnapshotOfAnyText: what the API accepts, snapshots can hold: odd but
+// legal names, and any text in property values (device and component);
+// names a script cannot carry are refused, so snapshots never fail.
+func TestSnapshotOfAnyText(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	for _, c := range []struct {
+		method, path, ctype, body string
+		code                      int
+	}{
+		{"POST", "/platform/zones/zone", "application/json", `{"zoneId":"z","name":"tab\there\nand <&>","leftX":0,"topY":0,"rightX":10,"bottomY":10}`, 200},
+		{"POST", "/platform/zones/zone", "application/json", `{"zoneId":"bad","name":"a\u0001b","leftX":0,"topY":0,"rightX":10,"bottomY":10}`, 400},
+		{"POST", "/platform/devices/device", "application/json", `{"deviceId":"d","type":"iCasa.Heater","properties":{"note":"bell\u0007"}}`, 200},
+		{"POST", "/mediation/c", "", "", 200},
+		{"POST", "/mediation/c/mediator/enricher/e", "application/json", `{"properties":{"ctl":"a\u0001b","m":{"k\u0002":"v"}}}`, 200},
+		{"POST", "/mediation/c/mediator/enricher/bad", "application/json", `{"properties":{"c\u0001tl":"v"}}`, 400},
+	} {
+		if rec := s.do(t, c.method, c.path, c.ctype, c.body); rec.Code != c.code {
+			t.Fatalf("%s %s = %d %s, want %d", c.method, c.path, rec.Code, rec.Body, c.code)
+		}
+	}
+	want := ignoreDerived(view(t, s))
+	want["component"] = s.do(t, "GET", "/mediation/c/components/e", "", "").Body.String()
+	if err := s.st.Close(); err != nil {
+		t.Fatalf("the last snapshot: %v", err)
+	}
+	s2, _ := open(t, dir)
+	defer s2.st.Close()
+	got := ignoreDerived(view(t, s2))
+	got["component"] = s2.do(t, "GET", "/mediation/c/components/e", "", "").Body.String()
+	if d := cmp.Diff(want, got, cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == `["component"]` }, cmp.Ignore())); d != "" {
+		t.Errorf("restored (-before +after):\n%s", d)
+	}
+	if !strings.Contains(got["component"].(string), `"ctl":"a\u0001b"`) {
+		t.Errorf("restored component: %s", got["component"])
+	}
+}

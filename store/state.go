@@ -79,9 +79,12 @@ type State struct {
 	done        chan struct{}
 }
 
-// record is a journaled change: a REST request.
+// record is a journaled change: a REST request; or, first in every
+// journal, its header, which holds only the journal's generation.
 type record struct {
-	Method string `json:"method"`
+	Journal int `json:"journal,omitempty"`
+
+	Method string `json:"method,omitempty"`
 	Path   string `json:"path"` // decoded, as url.URL's Path
 	// RawPath is the path as the client escaped it (url.URL's RawPath),
 	// when that differs from Path's default escaping: "a%2Fb" or "%3F" in a
@@ -153,23 +156,26 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	base := 0
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
+	}
+	js, err := s.checkJournals(base, journals)
+	if err != nil {
+		return false, err
+	}
+	if base > 0 {
 		if err := s.loadSnapshot(base); err != nil {
 			return false, err
 		}
 	}
 	last := base
-	for _, g := range journals {
-		if g < base {
-			continue
-		}
-		if err := s.replay(g); err != nil {
+	for _, j := range js {
+		if err := s.replay(j); err != nil {
 			return false, err
 		}
-		last = g
+		last = j.g
 	}
 	// New changes go to a journal of their own, after what was replayed.
 	s.gen = last + 1
-	if s.journal, err = s.openJournal(s.journalPath(s.gen)); err != nil {
+	if s.journal, err = s.newJournal(s.gen); err != nil {
 		return false, err
 	}
 	if err := syncDir(cfg.Dir); err != nil {
@@ -274,33 +280,130 @@ func (s *State) loadSnapshot(g int) error {
 	return nil
 }
 
-// replay applies the records of journal g through the handler.
-func (s *State) replay(g int) error {
-	path := s.journalPath(g)
-	good, _, torn, err := Scan(path, func(_ uint64, payload []byte) error {
+// journalInfo is what checkJournals found in a journal.
+type journalInfo struct {
+	g       int
+	header  bool  // its first record is its header
+	changes int   // records of changes
+	good    int64 // bytes of whole records
+	torn    bool  // a torn tail follows them
+}
+
+// checkJournals reads the journals to replay after snapshot base (0: none)
+// and checks that they are the whole of what was written since: journals
+// base, base+1, ... (from 1 without a snapshot) with none missing, each
+// beginning with its header, and a torn tail only where a crash can leave
+// one. A journal is made, header first, before any later one, and a later
+// one takes changes only once every record of the earlier ones is on disk;
+// so a journal without its header can only be the last one (a crash while
+// making it), and a torn tail is followed by no change. Anything else is
+// damage: an error wrapping ErrCorrupt that names the file.
+func (s *State) checkJournals(base int, all []int) ([]journalInfo, error) {
+	var js []journalInfo
+	for _, g := range all {
+		if g < base {
+			continue // made obsolete by the snapshot; removed by the next one
+		}
+		path := s.journalPath(g)
+		want := max(base, 1) + len(js)
+		if g != want {
+			if len(js) == 0 && base > 0 {
+				return nil, fmt.Errorf("%w: %s is missing: snapshot %s is followed by its journal", ErrCorrupt, s.journalPath(want), s.snapshotPath(base))
+			}
+			if len(js) == 0 {
+				return nil, fmt.Errorf("%w: %s follows no snapshot: %s is missing", ErrCorrupt, path, s.snapshotPath(g))
+			}
+			return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, s.journalPath(want))
+		}
+		j := journalInfo{g: g}
+		var err error
+		j.good, _, j.torn, err = Scan(path, func(seq uint64, payload []byte) error {
+			var r record
+			if err := json.Unmarshal(payload, &r); err != nil {
+				return fmt.Errorf("%w: %s: record %d is not a change: %v", ErrCorrupt, path, seq, err)
+			}
+			switch {
+			case r.Journal == 0:
+				j.changes++
+			case seq != 1 || r.Journal != g:
+				return fmt.Errorf("%w: %s: record %d is the header of journal %d", ErrCorrupt, path, seq, r.Journal)
+			default:
+				j.header = true
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		js = append(js, j)
+	}
+	if base > 0 && (len(js) == 0 || js[0].g != base) {
+		return nil, fmt.Errorf("%w: %s is missing: snapshot %s is followed by its journal", ErrCorrupt, s.journalPath(base), s.snapshotPath(base))
+	}
+	for i, j := range js {
+		later := 0
+		for _, k := range js[i+1:] {
+			later += k.changes
+		}
+		switch {
+		case !j.header && i == 0 && base > 0:
+			// Journal base is made before snapshot base is written.
+			return nil, fmt.Errorf("%w: %s is empty or cut short: snapshot %s is followed by its whole journal", ErrCorrupt, s.journalPath(j.g), s.snapshotPath(base))
+		case i < len(js)-1 && !j.header && j.changes == 0:
+			return nil, fmt.Errorf("%w: %s is empty or cut short, and journals follow it", ErrCorrupt, s.journalPath(j.g))
+		case i < len(js)-1 && !j.header:
+			return nil, fmt.Errorf("%w: %s lacks its header, and journals follow it", ErrCorrupt, s.journalPath(j.g))
+		case j.torn && later > 0:
+			return nil, fmt.Errorf("%w: %s is cut short at byte %d, and later journals hold changes", ErrCorrupt, s.journalPath(j.g), j.good)
+		}
+	}
+	return js, nil
+}
+
+// replay applies the changes of journal j through the handler, and cuts a
+// torn tail off it (with a warning).
+func (s *State) replay(j journalInfo) error {
+	path := s.journalPath(j.g)
+	_, _, _, err := Scan(path, func(_ uint64, payload []byte) error {
 		var r record
 		if err := json.Unmarshal(payload, &r); err != nil {
 			return fmt.Errorf("%s: a record is not a change: %v", path, err)
 		}
-		s.apply(r)
+		if r.Journal == 0 {
+			s.apply(r)
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if torn {
-		s.log.Warn("dropped the torn last write of the journal", "file", path, "at", good)
+	if j.torn {
+		s.log.Warn("dropped the torn last write of the journal", "file", path, "at", j.good)
 		f, err := os.OpenFile(path, os.O_RDWR, 0)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
-		if err := f.Truncate(good); err != nil {
+		if err := f.Truncate(j.good); err != nil {
 			return err
 		}
 		return f.Sync()
 	}
 	return nil
+}
+
+// newJournal makes journal g, its header written and on disk.
+func (s *State) newJournal(g int) (*Journal, error) {
+	j, err := s.openJournal(s.journalPath(g))
+	if err != nil {
+		return nil, err
+	}
+	h, _ := json.Marshal(record{Journal: g})
+	if _, err := j.Append(h); err != nil {
+		j.Close()
+		return nil, err
+	}
+	return j, nil
 }
 
 // apply serves a recorded change, and returns the response. The request
@@ -438,20 +541,22 @@ func (s *State) run() {
 func (s *State) Snapshot() error {
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
-	// Take a turn, and start a new journal: changes after the snapshot go
-	// there.
+	// Make the next journal, then take a turn and switch to it: changes
+	// after the snapshot go there, and only once every record of the old
+	// one is on disk, so that a crash can leave a torn tail only where no
+	// change follows it (see checkJournals).
+	s.mu.Lock()
+	g := s.gen + 1
+	s.mu.Unlock()
+	next, err := s.newJournal(g) // only Snapshot changes s.gen, one at a time
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	t := s.ticket
 	s.ticket++
 	old := s.journal
-	g := s.gen + 1
-	next, err := s.openJournal(s.journalPath(g))
-	if err != nil {
-		s.mu.Unlock()
-		s.waitTurn(t)
-		s.endTurn(t)
-		return err
-	}
+	old.drain()
 	s.journal, s.gen = next, g
 	s.mu.Unlock()
 

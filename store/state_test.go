@@ -3,6 +3,7 @@ package store_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -319,5 +320,112 @@ func TestSnapshotOfAnyText(t *testing.T) {
 	}
 	if !strings.Contains(got["component"].(string), `"ctl":"a\u0001b"`) {
 		t.Errorf("restored component: %s", got["component"])
+	}
+}
+
+// TestStateJournalsWhole: the journals after the snapshot must all be
+// there, each whole but for what a crash leaves (a torn tail with no change
+// after it, a last journal cut while it was made); other damage stops the
+// start with an error naming the file.
+func TestStateJournalsWhole(t *testing.T) {
+	base := t.TempDir()
+	s, _ := open(t, base)
+	if err := s.st.Snapshot(); err != nil { // snapshot-2, journal-2
+		t.Fatal(err)
+	}
+	zone := func(id string, x int) string {
+		return fmt.Sprintf(`{"zoneId":%q,"leftX":%d,"topY":0,"rightX":%d,"bottomY":10}`, id, x, x+5)
+	}
+	if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", zone("z1", 0)); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	// Journals 3 and 4 as a server writes them between two snapshots: a
+	// header, then changes.
+	for g, id := range map[int]string{3: "z2", 4: "z3"} {
+		j, err := store.OpenJournal(filepath.Join(base, fmt.Sprintf("journal-%09d", g)), 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		change, _ := json.Marshal(map[string]any{"method": "POST", "path": "/platform/zones/zone", "contentType": "application/json", "body": []byte(zone(id, 10*g))})
+		for _, p := range [][]byte{[]byte(fmt.Sprintf(`{"journal":%d}`, g)), change} {
+			if _, err := j.Append(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		j.Close()
+	}
+	name := func(g int) string { return fmt.Sprintf("journal-%09d", g) }
+	cut := func(n int64) func(string) error {
+		return func(p string) error {
+			fi, err := os.Stat(p)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(p, max(fi.Size()-n, 0))
+		}
+	}
+	headerOnly := func(p string) error { // a journal made, no change in it yet
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n := 8 + (int(data[0]) | int(data[1])<<8)
+		return os.Truncate(p, int64(n))
+	}
+	for _, tt := range []struct {
+		name   string
+		file   string
+		damage func(path string) error
+		zones  []string // restored; nil: the start fails naming file
+		names  string   // the file the error names
+	}{
+		{"intact", "", nil, []string{"z1", "z2", "z3"}, ""},
+		{"the snapshot removed", "snapshot-000000002", os.RemoveAll, nil, "snapshot-000000002"},
+		{"a journal in the middle removed", name(3), os.Remove, nil, name(3)},
+		{"the snapshot's journal removed", name(2), os.Remove, nil, name(2)},
+		{"a journal before others cut", name(3), cut(5), nil, name(3)},
+		{"the snapshot's journal emptied", name(2), cut(1 << 20), nil, name(2)},
+		{"a journal before others emptied", name(3), cut(1 << 20), nil, name(3)},
+		{"the last journal torn", name(4), cut(5), []string{"z1", "z2"}, ""},
+		{"the last journal cut while it was made", name(4), cut(1 << 20), []string{"z1", "z2"}, ""},
+		{"a journal torn, the next one just made", name(3), func(p string) error {
+			if err := headerOnly(filepath.Join(filepath.Dir(p), name(4))); err != nil {
+				return err
+			}
+			return cut(5)(p)
+		}, []string{"z1"}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "state")
+			if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
+				t.Fatal(err)
+			}
+			if tt.damage != nil {
+				if err := tt.damage(filepath.Join(dir, tt.file)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+			engine := mediation.NewEngine(mediation.Config{})
+			defer engine.Close()
+			st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+			if tt.zones == nil {
+				if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), tt.names) {
+					t.Fatalf("Open = %v, want ErrCorrupt naming %s", err, tt.names)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			var got []string
+			for _, z := range home.Zones() {
+				got = append(got, z.ID)
+			}
+			if d := cmp.Diff(tt.zones, got); d != "" {
+				t.Errorf("zones (-want +got):\n%s", d)
+			}
+		})
 	}
 }

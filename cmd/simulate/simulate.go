@@ -8,13 +8,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/pervasim/pervasim/bridge"
+	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
+	"github.com/pervasim/pervasim/store"
 )
 
 // defaultStart is where simulated time starts when neither -start nor the
@@ -32,6 +37,8 @@ type options struct {
 	csv     string
 	plot    string
 	every   time.Duration
+	chains  []string
+	holders bool
 	scripts []string
 }
 
@@ -52,6 +59,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.csv, "csv", "", "write each zone's variables and each sensor's readings to FILE as CSV, sampled every -every (- for stdout)")
 	fs.StringVar(&o.plot, "plot", "", "draw each zone's temperature and illuminance to FILE (.svg or .png)")
 	fs.DurationVar(&o.every, "every", time.Minute, "sampling period of -csv and -plot, in simulated time")
+	fs.Func("chains", "run the chains of this DSCilia file (or of the *.dscilia files of this directory) beside the home, from the scripts' first instant on; may be repeated", func(v string) error {
+		o.chains = append(o.chains, v)
+		return nil
+	})
+	fs.BoolVar(&o.holders, "placeholders", false, "with -chains, stand in for the component types pervasim does not have with placeholders")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -68,8 +80,26 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-physics: %q is not contract or realistic", o.physics)
 	case o.plot != "" && !strings.HasSuffix(o.plot, ".svg") && !strings.HasSuffix(o.plot, ".png"):
 		return o, fmt.Errorf("-plot: %q: want a .svg or .png file", o.plot)
-	case o.events == "-" && o.csv == "-":
-		return o, errors.New("-events and -csv cannot both go to stdout")
+	}
+	// Two outputs in one file would overwrite each other.
+	seen := map[string]string{}
+	for _, out := range []struct{ flag, name string }{{"-events", o.events}, {"-csv", o.csv}, {"-plot", o.plot}} {
+		if out.name == "" {
+			continue
+		}
+		key := out.name
+		if key != "-" {
+			if abs, err := filepath.Abs(key); err == nil {
+				key = abs
+			}
+		}
+		if other, ok := seen[key]; ok {
+			if key == "-" {
+				return o, fmt.Errorf("%s and %s cannot both go to stdout", other, out.flag)
+			}
+			return o, fmt.Errorf("%s and %s cannot both write %s", other, out.flag, out.name)
+		}
+		seen[key] = out.flag
 	}
 	return o, nil
 }
@@ -105,7 +135,33 @@ type scriptFile struct {
 	script *sim.Script
 }
 
+// loadChains loads the chains of the DSCilia files and directories into
+// engine, all of them started.
+func loadChains(engine *mediation.Engine, paths []string, placeholders bool) error {
+	for _, path := range paths {
+		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+			if err := store.LoadChainDir(engine, path, placeholders); err != nil {
+				return fmt.Errorf("-chains: %w", err)
+			}
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("-chains: %w", err)
+		}
+		doc, err := dscilia.Parse(data)
+		if err == nil {
+			_, err = dscilia.Load(engine, doc, dscilia.LoadOptions{Placeholders: placeholders})
+		}
+		if err != nil {
+			return fmt.Errorf("-chains: %s: %w", path, err)
+		}
+	}
+	return nil
+}
+
 func run(args []string, stdout, stderr io.Writer) (err error) {
+	tickEngine := func() {}
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -155,7 +211,24 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 				}
 			})
 		}
-		end += sf.script.Duration()
+		end += sf.script.Length // trailing delays included: the next script starts after them
+	}
+
+	// The chains, once the scripts' first instant has made the devices
+	// their adapters name.
+	var chainErr error
+	if len(o.chains) > 0 {
+		engineClock := clock.NewMock()
+		engineClock.Set(start)
+		engine := mediation.NewEngine(mediation.Config{Clock: engineClock, Output: stderr})
+		defer engine.Close()
+		b, err := bridge.New(home, engine)
+		if err != nil {
+			return err
+		}
+		defer b.Close()
+		home.After(0, func() { chainErr = loadChains(engine, o.chains, o.holders) })
+		tickEngine = func() { engineClock.Set(home.Now()) }
 	}
 	total := end
 	if o.dur > 0 {
@@ -196,6 +269,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if err := home.Advance(0); err != nil {
 		return err
 	}
+	if chainErr != nil {
+		return chainErr
+	}
 	samples.take()
 	for done := time.Duration(0); done < total; {
 		step := min(o.every, total-done)
@@ -203,6 +279,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		done += step
+		tickEngine()
 		samples.take()
 		progress.show(done, home.Now(), nEvents)
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -205,5 +206,98 @@ func TestProgressBar(t *testing.T) {
 	}
 	if isTerminal(&b) {
 		t.Errorf("a buffer is not a terminal")
+	}
+}
+
+// TestSimulateTrailingDelay: a script lasts until its last delay is over,
+// trailing delays included, and the next script starts after it.
+func TestSimulateTrailingDelay(t *testing.T) {
+	files, stderr, err := simulate(t, "-csv", "out.csv", "testdata/settle.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(string(files["out.csv"])), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "2024-01-15T06:05:00,") {
+		t.Errorf("the last sample is %q, want at 06:05 (the trailing delay of 3 minutes played)", last)
+	}
+	files, stderr, err = simulate(t, "-events", "e.jsonl", "testdata/settle.bhv", "testdata/settle-next.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	// The second script's zone is added at 06:05.
+	var added []int64
+	sc := bufio.NewScanner(bytes.NewReader(files["e.jsonl"]))
+	for sc.Scan() {
+		var e struct {
+			EventType string `json:"eventType"`
+			Time      int64  `json:"time"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.EventType == "zone-added" {
+			added = append(added, e.Time)
+		}
+	}
+	start := time.Date(2024, 1, 15, 6, 0, 0, 0, time.UTC).UnixMilli()
+	if want := []int64{start, start + 5*60*1000}; !cmp.Equal(added, want) {
+		t.Errorf("zone-added at %v, want %v", added, want)
+	}
+}
+
+// TestSimulateChains: -chains runs a DSCilia chain beside the home, on
+// its devices: a thermostat turns the heater on, the room warms, and the
+// heater goes off at 20 °C (the README's example).
+func TestSimulateChains(t *testing.T) {
+	args := func() []string {
+		return []string{"-chains", "testdata/thermostat.dscilia", "-events", "e.jsonl", "-csv", "out.csv", "-every", "30m", "testdata/cold-room.bhv"}
+	}
+	files, stderr, err := simulate(t, args()...)
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	if !strings.Contains(string(files["e.jsonl"]), `"property":"heater.powerLevel","value":1`) {
+		t.Errorf("the chain never set the heater: %.2000s", files["e.jsonl"])
+	}
+	lines := strings.Split(strings.TrimSpace(string(files["out.csv"])), "\n")
+	temp := func(line string) float64 {
+		f, _ := strconv.ParseFloat(strings.Split(line, ",")[1], 64)
+		return f
+	}
+	// The room is small: the heater's last 5 s step passes 20 °C by about 1 K.
+	if len(lines) != 4 || temp(lines[1]) != 288.15 || temp(lines[2]) < 293.15 || temp(lines[2]) > 295.15 || temp(lines[3]) != temp(lines[2]) {
+		t.Errorf("CSV = %q, want the room warming from 288.15 K to just over 293.15 K, and no further", lines)
+	}
+	again, _, _ := simulate(t, args()...)
+	if diff := cmp.Diff(files, again); diff != "" {
+		t.Errorf("a second run differs (-first +second):\n%.2000s", diff)
+	}
+
+	// A chain file that does not load names itself; an unknown type is
+	// refused unless -placeholders.
+	dir := t.TempDir()
+	unknown := filepath.Join(dir, "unknown.dscilia")
+	os.WriteFile(unknown, []byte(`<cilia><chain id="c"><mediators><mediator-instance id="m" type="Mystery"/></mediators></chain></cilia>`), 0o644)
+	if _, _, err := simulate(t, "-chains", unknown, "testdata/cold-room.bhv"); err == nil || !strings.Contains(err.Error(), "unknown.dscilia") || !strings.Contains(err.Error(), "Mystery") {
+		t.Errorf("an unknown type: %v, want an error naming the file and the type", err)
+	}
+	if _, stderr, err := simulate(t, "-chains", unknown, "-placeholders", "testdata/cold-room.bhv"); err != nil {
+		t.Errorf("with -placeholders: %v (%s)", err, stderr)
+	}
+	if _, _, err := simulate(t, "-chains", filepath.Join(dir, "missing.dscilia"), "testdata/cold-room.bhv"); err == nil {
+		t.Errorf("a missing chain file: nil error")
+	}
+}
+
+// TestSimulateOutputsApart: two outputs never share a file.
+func TestSimulateOutputsApart(t *testing.T) {
+	for _, args := range [][]string{
+		{"-events", "same.out", "-csv", "same.out"},
+		{"-csv", "x.svg", "-plot", "x.svg"},
+		{"-events", "-", "-csv", "-"},
+	} {
+		if _, _, err := simulate(t, append(args, "testdata/morning.bhv")...); err == nil || !strings.Contains(err.Error(), "cannot both") {
+			t.Errorf("simulate %q = %v, want an error: two outputs in one file", args, err)
+		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pervasim/pervasim/dscilia"
@@ -72,6 +73,12 @@ type State struct {
 	turn   sync.Cond
 	served uint64 // tickets below this are done
 
+	// clockMoved is set when the home's clock changes (an observer of
+	// its clock-modified events), so that Wrap can tell which changes
+	// moved it.
+	clockMoved  atomic.Bool
+	stopObserve func()
+
 	snapMu sync.Mutex // one snapshot at a time
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
@@ -83,6 +90,8 @@ type State struct {
 // journal, its header, which holds only the journal's generation.
 type record struct {
 	Journal int `json:"journal,omitempty"`
+	// Clock, when set, is the clock as a change left it (see Wrap).
+	Clock *meta `json:"clock,omitempty"`
 
 	Method string `json:"method,omitempty"`
 	Path   string `json:"path"` // decoded, as url.URL's Path
@@ -181,6 +190,11 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	if err := syncDir(cfg.Dir); err != nil {
 		return false, err
 	}
+	s.stopObserve = cfg.Home.Observe(func(e sim.Event) {
+		if e.Type == sim.EventClockModified {
+			s.clockMoved.Store(true)
+		}
+	})
 	go s.run()
 	return restored, nil
 }
@@ -369,7 +383,13 @@ func (s *State) replay(j journalInfo) error {
 		if err := json.Unmarshal(payload, &r); err != nil {
 			return fmt.Errorf("%s: a record is not a change: %v", path, err)
 		}
-		if r.Journal == 0 {
+		switch {
+		case r.Clock != nil:
+			c := r.Clock
+			if _, err := s.cfg.Home.UpdateClock(sim.ClockUpdate{StartDate: &c.StartDate, CurrentTime: &c.Time, Factor: &c.Factor, Pause: &c.Paused}); err != nil {
+				return fmt.Errorf("%w: %s: the clock of a change: %v", ErrCorrupt, path, err)
+			}
+		case r.Journal == 0:
 			s.apply(r)
 		}
 		return nil
@@ -491,8 +511,52 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		h.ServeHTTP(w, r)
+		// The answer waits until the clock the change left is on disk too:
+		// replayed, a pause or a new factor would otherwise take effect at
+		// the instant of the replay, not at the one it had.
+		s.clockMoved.Store(false)
+		held := &heldAnswer{w: w}
+		h.ServeHTTP(held, r)
+		if s.clockMoved.Load() {
+			c := s.cfg.Home.Clock()
+			payload, _ := json.Marshal(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}})
+			s.mu.Lock()
+			wait := s.journal.enqueue(payload)
+			s.mu.Unlock()
+			if _, err := wait(); err != nil {
+				s.log.Warn("the clock a change left was not journaled: after a crash, the change takes effect at the instant of the restart", "err", err)
+			}
+		}
+		held.send()
 	})
+}
+
+// heldAnswer keeps a handler's answer (its status and body; headers go to
+// w as they are set) until send.
+type heldAnswer struct {
+	w      http.ResponseWriter
+	status int
+	body   bytes.Buffer
+}
+
+func (a *heldAnswer) Header() http.Header { return a.w.Header() }
+
+func (a *heldAnswer) WriteHeader(code int) {
+	if a.status == 0 {
+		a.status = code
+	}
+}
+
+func (a *heldAnswer) Write(p []byte) (int, error) {
+	a.WriteHeader(http.StatusOK)
+	return a.body.Write(p)
+}
+
+// send writes the answer.
+func (a *heldAnswer) send() {
+	a.WriteHeader(http.StatusOK)
+	a.w.WriteHeader(a.status)
+	a.w.Write(a.body.Bytes())
 }
 
 func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
@@ -690,6 +754,9 @@ func (s *State) Close() error {
 	}
 	close(s.closed)
 	<-s.done
+	if s.stopObserve != nil {
+		s.stopObserve()
+	}
 	err := s.Snapshot()
 	s.mu.Lock()
 	j := s.journal

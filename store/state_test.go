@@ -25,6 +25,7 @@ import (
 // server is a home, an engine, their REST API and a State over dir, as the
 // server wires them.
 type server struct {
+	mock    *clock.Mock // the wall clock
 	home    *sim.Home
 	engine  *mediation.Engine
 	api     http.Handler
@@ -49,7 +50,7 @@ func open(t testing.TB, dir string) (*server, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &server{home: home, engine: engine, api: api, st: st, handler: st.Wrap(api)}, restored
+	return &server{mock: mock, home: home, engine: engine, api: api, st: st, handler: st.Wrap(api)}, restored
 }
 
 func (s *server) do(t testing.TB, method, path, ctype, body string) *httptest.ResponseRecorder {
@@ -427,5 +428,41 @@ func TestStateJournalsWhole(t *testing.T) {
 				t.Errorf("zones (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestStateClockAsAChangeLeftIt: a pause (or a new factor) comes back at
+// the simulated instant it was made, not at the instant of the replay.
+func TestStateClockAsAChangeLeftIt(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	if rec := s.do(t, "PUT", "/platform/clocks/clock/default", "application/json", `{"startDate":1366279200000,"factor":3600}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	s.mock.Add(2 * time.Second) // two simulated hours
+	if rec := s.do(t, "PUT", "/platform/clocks/clock/default", "application/json", `{"pause":true}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	paused := s.home.Clock()
+	if paused.CurrentTime != 1366279200000+2*3600*1000 {
+		t.Fatalf("paused at %d", paused.CurrentTime)
+	}
+	s2, _ := open(t, dir) // from the journal: s was not closed
+	defer s2.st.Close()
+	got := s2.home.Clock()
+	if d := cmp.Diff([]any{paused.StartDate, paused.CurrentTime, paused.Factor, paused.Pause}, []any{got.StartDate, got.CurrentTime, got.Factor, got.Pause}); d != "" {
+		t.Errorf("clock after the restart (-paused +restored):\n%s", d)
+	}
+
+	// Resumed with a new factor, it runs on from where it stood.
+	if rec := s2.do(t, "PUT", "/platform/clocks/clock/default", "application/json", `{"pause":false,"factor":60}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	s2.mock.Add(time.Second)
+	want := s2.home.Clock()
+	s3, _ := open(t, dir)
+	defer s3.st.Close()
+	if got := s3.home.Clock(); got.CurrentTime != paused.CurrentTime || got.Factor != 60 || got.Pause || want.CurrentTime != paused.CurrentTime+60*1000 {
+		t.Errorf("after resuming: restored %+v, want running at factor 60 from %d (before the kill: %+v)", got, paused.CurrentTime, want)
 	}
 }

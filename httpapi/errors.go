@@ -20,6 +20,7 @@ var (
 		{errkind.NotFound, http.StatusNotFound, "not_found"},
 		{errkind.Conflict, http.StatusConflict, "conflict"},
 		{errkind.Busy, http.StatusServiceUnavailable, "busy"},
+		{errkind.Storage, http.StatusInsufficientStorage, "insufficient_storage"},
 		{errMethod, http.StatusMethodNotAllowed, "method_not_allowed"},
 		{errTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
 		{errForbidden, http.StatusForbidden, "forbidden"},

@@ -236,6 +236,12 @@ func (s *server) handleScriptCreate() http.Handler {
 		id = scriptID(id)
 		var err error
 		var info sim.ScriptInfo
+		// The scripts directory is written under scriptsMu, and the
+		// player's script with it, so that a script the disk refuses goes
+		// back to what it was (or away) before anyone else writes.
+		s.scriptsMu.Lock()
+		defer s.scriptsMu.Unlock()
+		prev, prevErr := s.home.ScriptSource(id)
 		if content != nil {
 			if err := s.checkQuota(id, len(*content)); err != nil {
 				writeError(w, r, err)
@@ -250,11 +256,15 @@ func (s *server) handleScriptCreate() http.Handler {
 			return
 		}
 		if src, err := s.home.ScriptSource(id); err == nil {
-			s.scriptsMu.Lock()
 			if err := s.saveScriptFileLocked(id, src); err != nil {
-				s.log.Warn("script not stored", "id", id, "err", err)
+				if prevErr == nil {
+					s.home.AddScript(id, prev)
+				} else {
+					s.home.RemoveScript(id)
+				}
+				writeError(w, r, errkind.Errorf(errkind.Storage, "script %s could not be stored, so it was not added: %v", id, err))
+				return
 			}
-			s.scriptsMu.Unlock()
 		}
 		encode(w, http.StatusOK, info)
 	})

@@ -92,6 +92,9 @@ type record struct {
 	Journal int `json:"journal,omitempty"`
 	// Clock, when set, is the clock as a change left it (see Wrap).
 	Clock *meta `json:"clock,omitempty"`
+	// Void, when set, names a change the server refused for want of disk
+	// (507): it is not replayed (see Wrap).
+	Void *recordID `json:"void,omitempty"`
 
 	Method string `json:"method,omitempty"`
 	Path   string `json:"path"` // decoded, as url.URL's Path
@@ -102,6 +105,13 @@ type record struct {
 	Query       string `json:"query,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
 	Body        []byte `json:"body,omitempty"`
+}
+
+// recordID is where a record is: its journal's generation and its
+// sequence number there.
+type recordID struct {
+	Journal int    `json:"journal"`
+	Seq     uint64 `json:"seq"`
 }
 
 // meta is what a snapshot keeps beside the home and the chains.
@@ -166,7 +176,7 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
 	}
-	js, err := s.checkJournals(base, journals)
+	js, voids, err := s.checkJournals(base, journals)
 	if err != nil {
 		return false, err
 	}
@@ -177,7 +187,7 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	}
 	last := base
 	for _, j := range js {
-		if err := s.replay(j); err != nil {
+		if err := s.replay(j, voids); err != nil {
 			return false, err
 		}
 		last = j.g
@@ -312,8 +322,9 @@ type journalInfo struct {
 // so a journal without its header can only be the last one (a crash while
 // making it), and a torn tail is followed by no change. Anything else is
 // damage: an error wrapping ErrCorrupt that names the file.
-func (s *State) checkJournals(base int, all []int) ([]journalInfo, error) {
+func (s *State) checkJournals(base int, all []int) ([]journalInfo, map[recordID]bool, error) {
 	var js []journalInfo
+	voids := map[recordID]bool{}
 	for _, g := range all {
 		if g < base {
 			continue // made obsolete by the snapshot; removed by the next one
@@ -322,12 +333,12 @@ func (s *State) checkJournals(base int, all []int) ([]journalInfo, error) {
 		want := max(base, 1) + len(js)
 		if g != want {
 			if len(js) == 0 && base > 0 {
-				return nil, fmt.Errorf("%w: %s is missing: snapshot %s is followed by its journal", ErrCorrupt, s.journalPath(want), s.snapshotPath(base))
+				return nil, nil, fmt.Errorf("%w: %s is missing: snapshot %s is followed by its journal", ErrCorrupt, s.journalPath(want), s.snapshotPath(base))
 			}
 			if len(js) == 0 {
-				return nil, fmt.Errorf("%w: %s follows no snapshot: %s is missing", ErrCorrupt, path, s.snapshotPath(g))
+				return nil, nil, fmt.Errorf("%w: %s follows no snapshot: %s is missing", ErrCorrupt, path, s.snapshotPath(g))
 			}
-			return nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, s.journalPath(want))
+			return nil, nil, fmt.Errorf("%w: %s is missing", ErrCorrupt, s.journalPath(want))
 		}
 		j := journalInfo{g: g}
 		var err error
@@ -335,6 +346,9 @@ func (s *State) checkJournals(base int, all []int) ([]journalInfo, error) {
 			var r record
 			if err := json.Unmarshal(payload, &r); err != nil {
 				return fmt.Errorf("%w: %s: record %d is not a change: %v", ErrCorrupt, path, seq, err)
+			}
+			if r.Void != nil {
+				voids[*r.Void] = true
 			}
 			switch {
 			case r.Journal == 0:
@@ -347,12 +361,12 @@ func (s *State) checkJournals(base int, all []int) ([]journalInfo, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		js = append(js, j)
 	}
 	if base > 0 && (len(js) == 0 || js[0].g != base) {
-		return nil, fmt.Errorf("%w: %s is missing: snapshot %s is followed by its journal", ErrCorrupt, s.journalPath(base), s.snapshotPath(base))
+		return nil, nil, fmt.Errorf("%w: %s is missing: snapshot %s is followed by its journal", ErrCorrupt, s.journalPath(base), s.snapshotPath(base))
 	}
 	for i, j := range js {
 		later := 0
@@ -362,23 +376,23 @@ func (s *State) checkJournals(base int, all []int) ([]journalInfo, error) {
 		switch {
 		case !j.header && i == 0 && base > 0:
 			// Journal base is made before snapshot base is written.
-			return nil, fmt.Errorf("%w: %s is empty or cut short: snapshot %s is followed by its whole journal", ErrCorrupt, s.journalPath(j.g), s.snapshotPath(base))
+			return nil, nil, fmt.Errorf("%w: %s is empty or cut short: snapshot %s is followed by its whole journal", ErrCorrupt, s.journalPath(j.g), s.snapshotPath(base))
 		case i < len(js)-1 && !j.header && j.changes == 0:
-			return nil, fmt.Errorf("%w: %s is empty or cut short, and journals follow it", ErrCorrupt, s.journalPath(j.g))
+			return nil, nil, fmt.Errorf("%w: %s is empty or cut short, and journals follow it", ErrCorrupt, s.journalPath(j.g))
 		case i < len(js)-1 && !j.header:
-			return nil, fmt.Errorf("%w: %s lacks its header, and journals follow it", ErrCorrupt, s.journalPath(j.g))
+			return nil, nil, fmt.Errorf("%w: %s lacks its header, and journals follow it", ErrCorrupt, s.journalPath(j.g))
 		case j.torn && later > 0:
-			return nil, fmt.Errorf("%w: %s is cut short at byte %d, and later journals hold changes", ErrCorrupt, s.journalPath(j.g), j.good)
+			return nil, nil, fmt.Errorf("%w: %s is cut short at byte %d, and later journals hold changes", ErrCorrupt, s.journalPath(j.g), j.good)
 		}
 	}
-	return js, nil
+	return js, voids, nil
 }
 
-// replay applies the changes of journal j through the handler, and cuts a
-// torn tail off it (with a warning).
-func (s *State) replay(j journalInfo) error {
+// replay applies the changes of journal j through the handler, but those
+// voided, and cuts a torn tail off it (with a warning).
+func (s *State) replay(j journalInfo, voids map[recordID]bool) error {
 	path := s.journalPath(j.g)
-	_, _, _, err := Scan(path, func(_ uint64, payload []byte) error {
+	_, _, _, err := Scan(path, func(seq uint64, payload []byte) error {
 		var r record
 		if err := json.Unmarshal(payload, &r); err != nil {
 			return fmt.Errorf("%s: a record is not a change: %v", path, err)
@@ -389,7 +403,7 @@ func (s *State) replay(j journalInfo) error {
 			if _, err := s.cfg.Home.UpdateClock(sim.ClockUpdate{StartDate: &c.StartDate, CurrentTime: &c.Time, Factor: &c.Factor, Pause: &c.Paused}); err != nil {
 				return fmt.Errorf("%w: %s: the clock of a change: %v", ErrCorrupt, path, err)
 			}
-		case r.Journal == 0:
+		case r.Journal == 0 && r.Void == nil && !voids[recordID{j.g, seq}]:
 			s.apply(r)
 		}
 		return nil
@@ -500,9 +514,10 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		s.mu.Lock()
 		t := s.ticket
 		s.ticket++
+		g := s.gen
 		wait := s.journal.enqueue(payload)
 		s.mu.Unlock()
-		_, jerr := wait()
+		seq, jerr := wait()
 		s.waitTurn(t)
 		defer s.endTurn(t)
 		if jerr != nil {
@@ -519,16 +534,34 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		h.ServeHTTP(held, r)
 		if s.clockMoved.Load() {
 			c := s.cfg.Home.Clock()
-			payload, _ := json.Marshal(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}})
-			s.mu.Lock()
-			wait := s.journal.enqueue(payload)
-			s.mu.Unlock()
-			if _, err := wait(); err != nil {
+			if err := s.append(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}}); err != nil {
 				s.log.Warn("the clock a change left was not journaled: after a crash, the change takes effect at the instant of the restart", "err", err)
+			}
+		}
+		// A change refused for want of disk (a script the scripts
+		// directory could not take) may well be taken at replay, when
+		// there is room: it is voided first.
+		if held.status == http.StatusInsufficientStorage {
+			if err := s.append(record{Void: &recordID{Journal: g, Seq: seq}}); err != nil {
+				s.log.Warn("a change refused for want of disk was not voided: after a crash, it may be made", "err", err)
 			}
 		}
 		held.send()
 	})
+}
+
+// append journals r and returns once it is on disk; it is called by a
+// change holding its turn.
+func (s *State) append(r record) error {
+	payload, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	wait := s.journal.enqueue(payload)
+	s.mu.Unlock()
+	_, err = wait()
+	return err
 }
 
 // heldAnswer keeps a handler's answer (its status and body; headers go to

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -464,5 +465,73 @@ func TestStateClockAsAChangeLeftIt(t *testing.T) {
 	defer s3.st.Close()
 	if got := s3.home.Clock(); got.CurrentTime != paused.CurrentTime || got.Factor != 60 || got.Pause || want.CurrentTime != paused.CurrentTime+60*1000 {
 		t.Errorf("after resuming: restored %+v, want running at factor 60 from %d (before the kill: %+v)", got, paused.CurrentTime, want)
+	}
+}
+
+// fullScripts is a scripts directory whose disk fills up on demand.
+type fullScripts struct {
+	*store.ScriptDir
+	full atomic.Bool
+}
+
+func (f *fullScripts) Write(name string, src []byte) (httpapi.ScriptFile, error) {
+	if f.full.Load() {
+		return httpapi.ScriptFile{}, errors.New("no space left on device")
+	}
+	return f.ScriptDir.Write(name, src)
+}
+
+// TestStateScriptOnAFullDisk: a script the scripts directory cannot take
+// is refused (507), the player keeps what it had, and the journal does not
+// replay the refused upload once there is room.
+func TestStateScriptOnAFullDisk(t *testing.T) {
+	dir := t.TempDir()
+	script := func(minutes int) string {
+		return fmt.Sprintf(`<behavior startdate="15/01/2024-06:00:00"><delay value="%d" unit="m"/></behavior>`, minutes)
+	}
+	start := func() (*server, *fullScripts) {
+		sd, err := store.NewScriptDir(filepath.Join(dir, "scripts"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files := &fullScripts{ScriptDir: sd}
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		engine := mediation.NewEngine(mediation.Config{})
+		t.Cleanup(func() { engine.Close() })
+		api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine, Scripts: files})
+		st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, Location: time.UTC, SnapshotEvery: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &server{home: home, engine: engine, api: api, st: st, handler: st.Wrap(api)}, files
+	}
+	upload := func(s *server, id, src string) *httptest.ResponseRecorder {
+		return s.do(t, "POST", "/platform/scriptPlayer/script?id="+id, "application/xml", src)
+	}
+	lengths := func(s *server) map[string]int64 {
+		out := map[string]int64{}
+		for _, info := range s.home.Scripts() {
+			out[info.ID] = info.ExecutionTime
+		}
+		return out
+	}
+	s, files := start()
+	if rec := upload(s, "a.bhv", script(1)); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	files.full.Store(true)
+	for _, c := range []struct{ id, src string }{{"b.bhv", script(2)}, {"a.bhv", script(3)}} {
+		if rec := upload(s, c.id, c.src); rec.Code != http.StatusInsufficientStorage || !strings.Contains(rec.Body.String(), `"code":"insufficient_storage"`) {
+			t.Errorf("upload of %s on a full disk = %d %s, want 507", c.id, rec.Code, rec.Body)
+		}
+	}
+	want := map[string]int64{"a.bhv": 60_000}
+	if d := cmp.Diff(want, lengths(s)); d != "" {
+		t.Errorf("scripts after the refusals (-want +got):\n%s", d)
+	}
+	s2, _ := start() // from the journal, the disk free again
+	defer s2.st.Close()
+	if d := cmp.Diff(want, lengths(s2)); d != "" {
+		t.Errorf("scripts after a restart (-want +got):\n%s", d)
 	}
 }

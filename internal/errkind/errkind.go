@@ -27,6 +27,9 @@ var (
 	// Busy: a bound was reached (a queue stays full, too many deliveries,
 	// streams, components…); trying again later, or with less, may work.
 	Busy = errors.New("busy")
+	// Storage: the disk refused to keep a change (it is full, or failing),
+	// so the change was not made.
+	Storage = errors.New("storage")
 )
 
 // Error is an error of one kind. Its message is Err's; errors.Is matches
@@ -50,7 +53,7 @@ func Errorf(kind error, format string, args ...any) error {
 
 // Of returns the kind of err (one of the kinds above), or nil.
 func Of(err error) error {
-	for _, k := range []error{Invalid, NotFound, Conflict, Busy} {
+	for _, k := range []error{Invalid, NotFound, Conflict, Busy, Storage} {
 		if errors.Is(err, k) {
 			return k
 		}

@@ -71,8 +71,12 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 		}
 	}
 	health := map[string]bool{pre + "/healthz": true, platformRoot + "/healthz": true}
+	homes := cfg.Homes != nil
 	g.exempt = func(r *http.Request) bool {
 		p := r.URL.Path
+		if homes && underHome(p) {
+			return true // the home's own guard, with the same token, decides
+		}
 		return r.Method == http.MethodOptions ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 				(health[p] || p == pre+"/" || p == pre+"/openapi.json" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/"))
@@ -80,6 +84,14 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 	events := map[string]bool{pre + "/events": true, platformRoot + "/events": true}
 	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }
 	return g
+}
+
+// underHome reports whether p is a path inside a home of /homes
+// (/homes/{home}/…), which that home's handler serves behind a guard of its
+// own.
+func underHome(p string) bool {
+	rest, ok := strings.CutPrefix(p, "/homes/")
+	return ok && strings.IndexByte(rest, '/') > 0
 }
 
 // The CORS headers of the responses to requests with an Origin, and of

@@ -89,7 +89,33 @@ type Config struct {
 	// created gets this Config with its own Home, Engine and Prefix, no
 	// Scripts (its scripts live in memory) and no Logger (this handler
 	// logs its requests). The caller closes Homes after the server.
+	// MaxEventClients and ScriptsQuota bound the server as a whole, its
+	// homes included.
 	Homes *Homes
+
+	// shared holds the bounds a server and its homes share; NewHandler
+	// makes it, and gives it to the homes it creates.
+	shared *sharedBounds
+}
+
+// sharedBounds are the bounds of a whole server, whose homes under /homes
+// count towards them too.
+type sharedBounds struct {
+	streams atomic.Int64 // event streams open
+	// scriptsMu is held while a script is checked against the quota and
+	// added, in any home, so that uploads cannot pass the quota together.
+	scriptsMu sync.Mutex
+	homes     *Homes    // the server's homes (nil: none)
+	home      *sim.Home // the server's own
+}
+
+// scriptBytes returns the bytes of scripts that every home holds.
+func (b *sharedBounds) scriptBytes() int {
+	n := b.home.ScriptBytes()
+	if b.homes != nil {
+		n += b.homes.scriptBytes()
+	}
+	return n
 }
 
 // server holds the dependencies of the handlers.
@@ -112,7 +138,7 @@ type server struct {
 	stamps       map[string]stamp // the script files last read; guarded by scriptsMu
 	scriptsQuota int
 
-	streams      atomic.Int64 // event streams open
+	shared       *sharedBounds // event streams open, scripts held: by the whole server
 	maxStreams   int
 	writeTimeout time.Duration
 }
@@ -136,7 +162,7 @@ func (h *Handler) API() http.Handler { return h.routes }
 func (h *Handler) Close() { h.srv.events.close() }
 
 // EventStreams returns the number of event streams open now.
-func (h *Handler) EventStreams() int { return int(h.srv.streams.Load()) }
+func (h *Handler) EventStreams() int { return int(h.srv.shared.streams.Load()) }
 
 // NewHandler returns the HTTP handler of both services, as the REST contract
 // describes them.
@@ -153,7 +179,10 @@ func NewHandler(cfg Config) *Handler {
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
-	s := &server{cfg: cfg, homes: cfg.Homes, home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
+	if cfg.shared == nil {
+		cfg.shared = &sharedBounds{homes: cfg.Homes, home: cfg.Home}
+	}
+	s := &server{cfg: cfg, homes: cfg.Homes, shared: cfg.shared, home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
 		keepAlive: cfg.KeepAlive, events: &eventHub{home: cfg.Home}, scripts: cfg.Scripts,
 		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
 		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota), log: cmp.Or(cfg.Logger, slog.Default())}

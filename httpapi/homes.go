@@ -226,6 +226,19 @@ func (hs *Homes) list(cfg Config) []HomeInfo {
 	return out
 }
 
+// scriptBytes returns the bytes of scripts the homes hold.
+func (hs *Homes) scriptBytes() int {
+	hs.mu.RLock()
+	defer hs.mu.RUnlock()
+	n := 0
+	for _, e := range hs.homes {
+		if e.handler != nil {
+			n += e.parts.Home.ScriptBytes()
+		}
+	}
+	return n
+}
+
 // Len returns the number of homes created and not deleted.
 func (hs *Homes) Len() int {
 	hs.mu.RLock()

@@ -1,9 +1,12 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,6 +35,12 @@ type homesFixture struct {
 
 func newHomesFixture(tb testing.TB, max int) *homesFixture {
 	tb.Helper()
+	return newHomesFixtureWith(tb, max, nil)
+}
+
+// newHomesFixtureWith is newHomesFixture with a Config that set changes.
+func newHomesFixtureWith(tb testing.TB, max int, set func(*httpapi.Config)) *homesFixture {
+	tb.Helper()
 	f := &homesFixture{fixture: newFixture(tb), parts: map[string]httpapi.HomeParts{}}
 	f.homes = httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
 		mock := clock.NewMock()
@@ -56,7 +65,11 @@ func newHomesFixture(tb testing.TB, max int) *homesFixture {
 		f.mu.Unlock()
 		return p, nil
 	}, max)
-	f.handler = httpapi.NewHandler(httpapi.Config{Home: f.home, Engine: f.engine, Homes: f.homes})
+	cfg := httpapi.Config{Home: f.home, Engine: f.engine, Homes: f.homes}
+	if set != nil {
+		set(&cfg)
+	}
+	f.handler = httpapi.NewHandler(cfg)
 	tb.Cleanup(f.homes.Close)
 	return f
 }
@@ -256,5 +269,110 @@ func decode(tb testing.TB, rec interface{ Result() *http.Response }, v any) {
 	tb.Helper()
 	if err := json.NewDecoder(rec.Result().Body).Decode(v); err != nil {
 		tb.Fatalf("decode: %v", err)
+	}
+}
+
+// TestHomesUnderTheServersToken: with a token, a home's house plan is
+// served without it, like the server's own, and its event stream takes
+// ?access_token; the rest of a home needs the token.
+func TestHomesUnderTheServersToken(t *testing.T) {
+	f := newHomesFixtureWith(t, 0, func(c *httpapi.Config) { c.Token = "sekret" })
+	with := func(method, path string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(method, path, nil)
+		req.Host = "localhost"
+		req.Header.Set("Authorization", "Bearer sekret")
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := with("POST", "/homes/lab"); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	for _, c := range []struct {
+		path string
+		want int
+	}{
+		{"/simulator", 200},
+		{"/homes/lab/simulator", 200},
+		{"/homes/lab/simulator/app.js", 200},
+		{"/homes/lab/healthz", 200},
+		{"/homes/lab/platform/zones/zones", 403},
+		{"/homes/lab/mediation/", 403},
+		{"/homes", 403},
+		{"/homes/lab", 403},
+	} {
+		if rec := serve(f.handler, "GET", c.path); rec.Code != c.want {
+			t.Errorf("GET %s without the token = %d, want %d", c.path, rec.Code, c.want)
+		}
+	}
+	if rec := with("GET", "/homes/lab/platform/zones/zones"); rec.Code != 200 {
+		t.Errorf("GET a home's zones with the token = %d", rec.Code)
+	}
+	for _, p := range []string{"/homes/lab/platform/events", "/homes/lab/events"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		req := httptest.NewRequest("GET", p+"?access_token=sekret", nil).WithContext(ctx)
+		req.Host = "localhost"
+		rec := httptest.NewRecorder()
+		done := make(chan struct{})
+		go func() { f.handler.ServeHTTP(rec, req); close(done) }()
+		cancel()
+		<-done
+		if rec.Code != 200 {
+			t.Errorf("GET %s?access_token = %d, want the stream", p, rec.Code)
+		}
+		if rec := serve(f.handler, "GET", p+"?access_token=wrong"); rec.Code != 403 {
+			t.Errorf("GET %s with a wrong access_token = %d, want 403", p, rec.Code)
+		}
+	}
+}
+
+// TestHomesShareTheServersBounds: the event streams and the scripts of
+// the homes count towards the server's bounds.
+func TestHomesShareTheServersBounds(t *testing.T) {
+	script := func(minutes int) string {
+		return fmt.Sprintf(`<behavior startdate="15/01/2024-06:00:00"><delay value="%d" unit="m"/></behavior>`, minutes)
+	}
+	quota := 3 * len(script(10))
+	f := newHomesFixtureWith(t, 0, func(c *httpapi.Config) { c.MaxEventClients = 2; c.ScriptsQuota = quota })
+	f.mustDo(t, "POST", "/homes/a", "")
+	f.mustDo(t, "POST", "/homes/b", "")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for _, p := range []string{"/platform/events", "/homes/a/platform/events"} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest("GET", p, nil).WithContext(ctx)
+			req.Host = "localhost"
+			f.handler.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	for f.handler.EventStreams() < 2 {
+		runtime.Gosched()
+	}
+	ended, end := context.WithCancel(context.Background())
+	end() // the third request ends at once if it is let in
+	third := httptest.NewRequest("GET", "/homes/b/platform/events", nil).WithContext(ended)
+	third.Host = "localhost"
+	rec := httptest.NewRecorder()
+	f.handler.ServeHTTP(rec, third)
+	if rec.Code != http.StatusServiceUnavailable {
+		t.Errorf("a third stream, in another home = %d, want 503", rec.Code)
+	}
+	cancel()
+	wg.Wait()
+
+	upload := func(prefix, id string) int {
+		req := httptest.NewRequest("POST", prefix+"/platform/scriptPlayer/script?id="+id, strings.NewReader(script(10)))
+		req.Host = "localhost"
+		req.Header.Set("Content-Type", "application/xml")
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		return rec.Code
+	}
+	got := []int{upload("", "x.bhv"), upload("/homes/a", "x.bhv"), upload("/homes/b", "x.bhv"), upload("/homes/b", "y.bhv")}
+	if want := []int{200, 200, 200, 503}; !cmp.Equal(got, want) {
+		t.Errorf("uploads in three homes under a quota of three scripts = %v, want %v", got, want)
 	}
 }

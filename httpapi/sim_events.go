@@ -284,12 +284,12 @@ func (s *server) handleEvents() http.Handler {
 			w.Header().Set("Content-Type", "text/event-stream")
 			return
 		}
-		if n := s.streams.Add(1); n > int64(s.maxStreams) {
-			s.streams.Add(-1)
+		if n := s.shared.streams.Add(1); n > int64(s.maxStreams) {
+			s.shared.streams.Add(-1)
 			writeError(w, r, errkind.Errorf(errBusy, "%d event streams are open, the most the server keeps (-max-event-clients); try again later", n-1))
 			return
 		}
-		defer s.streams.Add(-1)
+		defer s.shared.streams.Add(-1)
 		rc := http.NewResponseController(w)
 		// A client that stops reading is dropped once a write has waited
 		// writeTimeout; the deadline is renewed before each write.

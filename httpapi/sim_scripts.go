@@ -102,7 +102,7 @@ func (s *server) syncScripts() {
 // checkQuota refuses a script of n bytes for id when the player would hold
 // more than the quota.
 func (s *server) checkQuota(id string, n int) error {
-	total := s.home.ScriptBytes() + n
+	total := s.shared.scriptBytes() + n
 	if src, err := s.home.ScriptSource(id); err == nil {
 		total -= len(src)
 	}
@@ -239,6 +239,8 @@ func (s *server) handleScriptCreate() http.Handler {
 		// The scripts directory is written under scriptsMu, and the
 		// player's script with it, so that a script the disk refuses goes
 		// back to what it was (or away) before anyone else writes.
+		s.shared.scriptsMu.Lock()
+		defer s.shared.scriptsMu.Unlock()
 		s.scriptsMu.Lock()
 		defer s.scriptsMu.Unlock()
 		prev, prevErr := s.home.ScriptSource(id)

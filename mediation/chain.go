@@ -282,6 +282,7 @@ func (ch *Chain) stopLocked() {
 	}
 	for _, c := range ch.order {
 		c.stopTicker()
+		c.stop()
 	}
 	// What is left in progress are Sends. A Send holds the component it
 	// injects into from the moment it checks the state until it is done,

@@ -333,13 +333,20 @@ func (c *comp) inFrame(r *run, f func() error) {
 	}
 }
 
-// announce runs an Announcer, with a budget of its own; ch.mu is held and
-// the chain is started.
+// bound reports whether c has an out binding; ch.mu is held.
+func (c *comp) bound() bool {
+	rs := c.routes.Load()
+	return rs != nil && len(*rs) > 0
+}
+
+// announce runs an Announcer that has an out binding (an unbound one has
+// no one to tell), with a budget of its own; ch.mu is held and the chain
+// is started.
 func (c *comp) announce() {
 	// c.impl only changes under ch.mu: a component that does not announce
 	// is not taken at all.
 	a, ok := c.impl.(Announcer)
-	if !ok {
+	if !ok || !c.bound() {
 		return
 	}
 	c.lock()
@@ -350,6 +357,23 @@ func (c *comp) announce() {
 	r := newRun(c.ch.eng.maxDeliveries)
 	defer r.release()
 	c.exclusive(r, func() error { return a.Announce(r) })
+}
+
+// stop runs a Stopper (the chain stops, or c was left without an out
+// binding); ch.mu is held.
+func (c *comp) stop() {
+	st, ok := c.impl.(Stopper)
+	if !ok {
+		return
+	}
+	c.lock()
+	defer c.unlock()
+	if c.removed {
+		return
+	}
+	r := newRun(c.ch.eng.maxDeliveries)
+	defer r.release()
+	c.inFrame(r, st.Stop)
 }
 
 // stopTicker stops the ticks and waits for the goroutine; ch.mu is held.

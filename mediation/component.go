@@ -186,12 +186,29 @@ type Periodic interface {
 // Announcer is implemented by components that have something to tell new
 // listeners, such as a device-in adapter's current readings, so that a chain
 // acts on the state things are in and not only on later changes. The
-// runtime calls Announce when the chain starts (once every link is started)
-// and when a binding from the component is added to a started chain, under
-// the component's serialisation (implementations need not be safe for
+// runtime calls Announce when the chain starts (once every link is
+// started; only for a component with an out binding: an unbound one has no
+// one to tell), when a binding from the component is added to a started
+// chain, and when its properties change in a started chain, under the
+// component's serialisation (implementations need not be safe for
 // concurrent use).
 type Announcer interface {
 	Announce(out Emitter) error
+}
+
+// Stopper is implemented by components that take in messages from outside
+// the chain while it runs, such as the nats-in adapter's subscription. The
+// runtime calls Stop when the chain stops (and so when its engine closes)
+// and when the component is left without an out binding in a started chain
+// (Unbind, the removal of what it fed, Replace handing its bindings to
+// another), so that a component with nowhere to send takes nothing in (a
+// member of a queue group would take messages the others could deliver).
+// Announce, called again when the chain starts with the component bound,
+// when a binding from it is added to a started chain, and after its
+// properties change, is where it takes in again. Stop runs under the
+// component's serialisation.
+type Stopper interface {
+	Stop() error
 }
 
 // Porter is implemented by components whose ports depend on their

@@ -84,6 +84,10 @@ func (ch *Chain) Replace(from, to string) error {
 	f.unlock()
 	if ch.state.Load() == stStarted {
 		t.flushNow()
+		// t now has f's bindings, as if they were added: it announces
+		// (a nats-in subscribes); f, unbound, takes nothing in any more.
+		f.stop()
+		t.announce()
 	}
 	return nil
 }

@@ -229,6 +229,13 @@ func (ch *Chain) RemoveComponent(kind Kind, id string) error {
 	delete(next, id)
 	ch.comps.Store(&next)
 	ch.order = slices.DeleteFunc(ch.order, func(x *comp) bool { return x == c })
+	if ch.state.Load() == stStarted {
+		for _, s := range sources {
+			if !s.bound() {
+				s.stop()
+			}
+		}
+	}
 	return nil
 }
 
@@ -302,6 +309,7 @@ func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInf
 	c.unlock()
 	if started {
 		c.startTicker()
+		c.announce() // the new implementation, as if just bound
 	}
 	return ch.infoLocked(c), nil
 }
@@ -591,5 +599,8 @@ func (ch *Chain) Unbind(from, to string) error {
 	ch.rebuildRoutes(b.from)
 	ch.topoEnd()
 	ch.dropBinding(b)
+	if ch.state.Load() == stStarted && !b.from.bound() {
+		b.from.stop()
+	}
 	return nil
 }

@@ -27,8 +27,9 @@ const (
 	Linker = "nats"
 )
 
-// DefaultDedupWindow is how many recent message ids a JetStream receiver
-// remembers to drop messages delivered twice.
+// DefaultDedupWindow is how many recent message ids a nats-in adapter (and
+// a JetStream receiver of the nats linker) remembers, to drop a message it
+// has taken already: delivered twice, or published again with its id.
 const DefaultDedupWindow = 100_000
 
 // Chains gives a mediation engine the nats-in and nats-out adapters and the
@@ -142,16 +143,17 @@ func (c *Chains) ensureStream(ctx context.Context, name, subject string) error {
 // seen remembers the last n ids, to drop repeats.
 type seen struct {
 	mu   sync.Mutex
+	max  int
 	ids  map[string]struct{}
-	ring []string
+	ring []string // grows to max, then the oldest id goes for each new one
 	next int
 }
 
-func newSeen(n int) *seen { return &seen{ids: make(map[string]struct{}, n), ring: make([]string, n)} }
+func newSeen(n int) *seen { return &seen{max: n, ids: map[string]struct{}{}} }
 
 // add records id and reports whether it was new.
 func (s *seen) add(id string) bool {
-	if id == "" || len(s.ring) == 0 {
+	if s == nil || id == "" || s.max == 0 {
 		return true
 	}
 	s.mu.Lock()
@@ -159,12 +161,14 @@ func (s *seen) add(id string) bool {
 	if _, dup := s.ids[id]; dup {
 		return false
 	}
-	if old := s.ring[s.next]; old != "" {
-		delete(s.ids, old)
+	if len(s.ring) < s.max {
+		s.ring = append(s.ring, id)
+	} else {
+		delete(s.ids, s.ring[s.next])
+		s.ring[s.next] = id
+		s.next = (s.next + 1) % s.max
 	}
-	s.ring[s.next] = id
 	s.ids[id] = struct{}{}
-	s.next = (s.next + 1) % len(s.ring)
 	return true
 }
 
@@ -208,9 +212,7 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if in.stream != "" {
-		in.dedup = newSeen(n)
-	}
+	in.dedup = newSeen(n)
 	return in, nil
 }
 
@@ -242,7 +244,7 @@ func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
 	return nil
 }
 
-// Announce subscribes, the first time.
+// Announce subscribes, unless it is subscribed.
 func (in *natsIn) Announce(mediation.Emitter) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
@@ -298,6 +300,11 @@ func (in *natsIn) receive(msg *nats.Msg) {
 	if err != nil {
 		return
 	}
+	// A message published again with its id (a chain that loops through
+	// the subject: nats-out keeps the id it carries) is taken once.
+	if id, _ := m.Properties[PropID].(string); !in.dedup.add(id) {
+		return
+	}
 	_ = in.send(m)
 }
 
@@ -334,12 +341,29 @@ func (s *seen) has(id string) bool {
 	return ok
 }
 
-// Close unsubscribes. A durable consumer stays on the server, holding what
-// comes for the next adapter of its name.
+// Stop unsubscribes while the chain is stopped or the adapter has no
+// binding left (mediation.Stopper): a core NATS message it took then would
+// be lost, and in a queue group it would be one the group's other members
+// could deliver. Announce subscribes again. A durable consumer stays on
+// the server, holding what comes meanwhile.
+func (in *natsIn) Stop() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.unsubscribeLocked()
+	return nil
+}
+
+// Close unsubscribes for good.
 func (in *natsIn) Close() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	in.closed = true
+	in.unsubscribeLocked()
+	return nil
+}
+
+// unsubscribeLocked ends the subscription or the consumer; in.mu is held.
+func (in *natsIn) unsubscribeLocked() {
 	if in.sub != nil {
 		in.sub.Unsubscribe()
 		in.sub = nil
@@ -348,7 +372,6 @@ func (in *natsIn) Close() error {
 		in.cons.Stop()
 		in.cons = nil
 	}
-	return nil
 }
 
 // natsOut is one nats-out adapter.

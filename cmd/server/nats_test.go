@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,11 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/natsbus"
+	"github.com/pervasim/pervasim/sim"
 )
 
 // The server binary the process tests start, built once.
@@ -397,5 +403,87 @@ func TestHomesOnNATS(t *testing.T) {
 	call{method: "DELETE", path: "/homes/lab", status: 200}.do(t, base)
 	if _, err := nc.Request("pervasim.lab.devices.lamp.set", []byte(`{}`), 2*time.Second); err == nil {
 		t.Errorf("a deleted home still answers on NATS")
+	}
+}
+
+// TestStoppedHomeLeavesNothingOnNATS: a home's Stop (DELETE /homes/{home})
+// ends its chains' NATS subscriptions and the nats linker's publishers: a
+// queue group's later members get every message, and no goroutine of the
+// home's links is left.
+func TestStoppedHomeLeavesNothingOnNATS(t *testing.T) {
+	srv, err := natsbus.StartServer(natsbus.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	nc := natsClient(t, srv.URL())
+	o := options{natsPrefix: "pervasim", maxDeliveries: 100_000}
+	home := func(name string) (httpapi.HomeParts, *mediation.Chain) {
+		parts, _, err := buildHome(o, name, nc, time.UTC, sim.PhysicsContract, io.Discard, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, err := parts.Engine.CreateChain("q")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ typ, id string }{{"nats-in", "i"}, {"rest-out", "o"}, {"rest-in", "src"}, {"rest-out", "far"}} {
+			props := map[string]any{}
+			if c.typ == "nats-in" {
+				props = map[string]any{"subject": "work.r", "queue": "workers"}
+			}
+			if _, err := ch.AddComponent(mediation.KindAdapter, c.typ, c.id, props); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, b := range [][3]string{{"i:out", "o:in", ""}, {"src:out", "far:in", "nats"}} {
+			if _, err := ch.Bind(b[0], b[1], b[2], nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Send("src", mediation.Message{Content: "through the nats linker"}); err != nil {
+			t.Fatal(err)
+		}
+		return parts, ch
+	}
+	publishers := func() int {
+		buf := make([]byte, 1<<22)
+		return strings.Count(string(buf[:runtime.Stack(buf, true)]), "natsbus.(*natsLink).publisher")
+	}
+	before := publishers()
+	first, _ := home("w1")
+	for wait := time.Now().Add(30 * time.Second); publishers() <= before; runtime.Gosched() {
+		if time.Now().After(wait) {
+			t.Fatal("the nats linker started no publisher")
+		}
+	}
+	first.Stop()
+	if n := publishers(); n != before {
+		t.Errorf("%d nats publishers left by a stopped home", n-before)
+	}
+	second, ch := home("w2")
+	defer second.Stop()
+	for i := range 50 {
+		if err := nc.Publish("work.r", []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc.Flush()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ms, err := ch.Messages("o")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ms) == 50 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second home's member of the queue group got %d of 50", len(ms))
+		}
+		runtime.Gosched()
 	}
 }

@@ -1,0 +1,73 @@
+package mediation_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// listener is an in-only adapter that says when it is told to take in
+// (Announce) and to stop taking in (Stop), as a subscription would.
+type listener struct {
+	id  string
+	log *[]string
+	mu  *sync.Mutex
+}
+
+func (l *listener) Inject(m mediation.Message, out mediation.Emitter) error {
+	out.Emit("out", m)
+	return nil
+}
+
+func (l *listener) Announce(mediation.Emitter) error { l.note("listen"); return nil }
+func (l *listener) Stop() error                      { l.note("stop"); return nil }
+
+func (l *listener) note(what string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	*l.log = append(*l.log, l.id+" "+what)
+}
+
+// TestStopperFollowsTheChain: a Stopper is stopped when its chain stops
+// and when it is left without an out binding; it is told to take in
+// again when its chain starts with it bound, when it is bound, and after
+// its properties change; an unbound one is never told to take in.
+func TestStopperFollowsTheChain(t *testing.T) {
+	var mu sync.Mutex
+	var log []string
+	r := mediation.NewRegistry()
+	register(t, r, mediation.Type{Name: "listener", Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
+		New: func(_ map[string]any, env mediation.Env) (any, error) {
+			return &listener{id: env.ID, log: &log, mu: &mu}, nil
+		}})
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch := build(t, e, "c",
+		adp("listener", "a", nil), adp("listener", "spare", nil), adp("listener", "idle", nil),
+		adp("rest-out", "out", nil), adp("rest-out", "out2", nil),
+		bind("a:out", "out:in", ""), start)
+	step := func(what string, f func() error, want ...string) {
+		t.Helper()
+		mu.Lock()
+		log = nil
+		mu.Unlock()
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if d := cmp.Diff(want, log); d != "" {
+			t.Errorf("%s (-want +got):\n%s", what, d)
+		}
+	}
+	step("stop", ch.Stop, "a stop", "spare stop", "idle stop")
+	step("start", ch.Start, "a listen")
+	step("replace a by spare", func() error { return ch.Replace("a", "spare") }, "a stop", "spare listen")
+	step("bind idle", func() error { _, err := ch.Bind("idle:out", "out2:in", "", nil); return err }, "idle listen")
+	step("update idle", func() error { _, err := ch.UpdateProperties("idle", map[string]any{"x": 1.0}); return err }, "idle listen")
+	step("unbind idle", func() error { return ch.Unbind("idle:out", "out2:in") }, "idle stop")
+	step("remove what spare feeds", func() error { return ch.RemoveComponent(mediation.KindAdapter, "out") }, "spare stop")
+}

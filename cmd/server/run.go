@@ -318,7 +318,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if o.chainsDir != "" {
+	if o.chainsDir != "" && !restored { // the state has them, as they were left (a chain deleted stays deleted)
 		if err := store.LoadChainDir(engine, o.chainsDir, o.placeholders); err != nil {
 			return fmt.Errorf("-chains: %w", err)
 		}

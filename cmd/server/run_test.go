@@ -524,4 +524,15 @@ func TestChainsDir(t *testing.T) {
 	call{method: "POST", path: "/mediation/runtime/relay/components/in/data", body: `{"n":1}`, status: 200}.do(t, base)
 	call{method: "GET", path: "/mediation/runtime/relay/components/out/data", status: 200,
 		want: `{"messages":[{"content":{"n":1},"properties":{}}]}`}.do(t, base)
+
+	// With -state, the files are loaded into a new state only: a chain
+	// deleted stays deleted across restarts with the same flags.
+	state := t.TempDir()
+	args := []string{"-addr", "127.0.0.1:0", "-chains", dir, "-placeholders", "-state", state}
+	base, shutdown := startRun(t, args...)
+	call{method: "DELETE", path: "/mediation/relay", status: 200}.do(t, base)
+	shutdown("")
+	base, shutdown = startRun(t, args...)
+	defer shutdown("")
+	call{method: "GET", path: "/mediation/", status: 200, want: `{"chains":["cilia-app"]}`}.do(t, base)
 }

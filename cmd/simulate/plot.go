@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -67,12 +66,12 @@ func (s *sampler) plot(name string, loc *time.Location) error {
 	const w, h = 24 * vg.Centimeter, 18 * vg.Centimeter
 	var canvas vg.CanvasSizer
 	var write func(f *os.File) error
-	switch filepath.Ext(name) {
-	case ".svg":
+	switch plotFormat(name) {
+	case "svg":
 		svg := vgsvg.New(w, h)
 		canvas = svg
 		write = func(f *os.File) error { _, err := svg.WriteTo(f); return err }
-	case ".png":
+	case "png":
 		img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(96))
 		canvas = img
 		write = func(f *os.File) error { _, err := vgimg.PngCanvas{Canvas: img}.WriteTo(f); return err }

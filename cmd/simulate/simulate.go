@@ -78,7 +78,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, errors.New("-every must be positive")
 	case sim.Physics(o.physics) != sim.PhysicsContract && sim.Physics(o.physics) != sim.PhysicsRealistic:
 		return o, fmt.Errorf("-physics: %q is not contract or realistic", o.physics)
-	case o.plot != "" && !strings.HasSuffix(o.plot, ".svg") && !strings.HasSuffix(o.plot, ".png"):
+	case o.plot != "" && plotFormat(o.plot) == "":
 		return o, fmt.Errorf("-plot: %q: want a .svg or .png file", o.plot)
 	}
 	// Two outputs in one file would overwrite each other.
@@ -102,6 +102,18 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		seen[key] = out.flag
 	}
 	return o, nil
+}
+
+// plotFormat returns "svg" or "png" after the file name's extension, in
+// any case, or "" for another.
+func plotFormat(name string) string {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".svg":
+		return "svg"
+	case ".png":
+		return "png"
+	}
+	return ""
 }
 
 // parseStart reads -start.

@@ -107,6 +107,11 @@ func TestSimulatePNG(t *testing.T) {
 	if !bytes.HasPrefix(files["day.png"], []byte("\x89PNG")) {
 		t.Errorf("day.png is not a PNG")
 	}
+	// The extension in any case.
+	files, stderr, err = simulate(t, "-plot", "DAY.PNG", "-for", "1h", "testdata/morning.bhv")
+	if err != nil || !bytes.HasPrefix(files["DAY.PNG"], []byte("\x89PNG")) {
+		t.Errorf("-plot DAY.PNG: %v (%s), want a PNG", err, stderr)
+	}
 }
 
 // TestSimulateErrors: errors name the file and the line; a failed action

@@ -37,6 +37,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/pervasim/pervasim/internal/errkind"
+	"github.com/pervasim/pervasim/internal/xmlcharset"
 )
 
 // Document is a DSCilia document: its chains, in order.
@@ -86,8 +87,13 @@ const maxDepth = 64
 // Parse reads a DSCilia document. Errors are of kind Invalid (400 over
 // REST) and name the line.
 func Parse(data []byte) (*Document, error) {
+	data, err := xmlcharset.ToUTF8(data)
+	if err != nil {
+		return nil, errkind.Errorf(errkind.Invalid, "DSCilia: line 1: %v", err)
+	}
 	p := &parser{dec: xml.NewDecoder(bytes.NewReader(data)), data: data}
 	p.dec.Strict = true
+	p.dec.CharsetReader = xmlcharset.Converted
 	doc, err := p.document()
 	if err != nil {
 		return nil, errkind.Errorf(errkind.Invalid, "DSCilia: %v", err)

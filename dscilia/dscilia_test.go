@@ -471,3 +471,15 @@ func TestWriteCarriesAnyText(t *testing.T) {
 		t.Errorf("Write of a property name with a control character = %v, %d bytes; want an error and nothing written", err, b.Len())
 	}
 }
+
+// TestParseLatin1: a chain file declaring ISO-8859-1 reads as its text.
+func TestParseLatin1(t *testing.T) {
+	doc, err := dscilia.Parse([]byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<cilia><chain id=\"c\"><mediators>" +
+		"<mediator-instance id=\"m\" type=\"enricher\"><property name=\"lieu\" value=\"s\xe9jour\"/></mediator-instance></mediators></chain></cilia>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Chains[0].Mediators[0].Properties["lieu"]; got != "séjour" {
+		t.Errorf("property lieu = %q, want séjour", got)
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/pervasim/pervasim/internal/xmlcharset"
 )
 
 // MaxScriptSize is the largest script, in bytes, that [ParseScript] reads:
@@ -235,8 +237,12 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 		return nil, invalidf("line %d: script is larger than %d bytes", line, MaxScriptSize)
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if data, err = xmlcharset.ToUTF8(data); err != nil {
+		return nil, invalidf("line 1: %v", err)
+	}
 
 	d := xml.NewDecoder(bytes.NewReader(data))
+	d.CharsetReader = xmlcharset.Converted
 	s := &Script{Factor: 1, Actions: []Action{}}
 	const (
 		beforeRoot = iota

@@ -1214,3 +1214,26 @@ func TestScriptProblemsBounded(t *testing.T) {
 		t.Errorf("%d actions, want all %d", len(s.Actions), sim.MaxScriptProblems+5)
 	}
 }
+
+// TestParseScriptEncodings: scripts declaring ISO-8859-1 or Windows-1252,
+// as Java tools wrote them, read as their text; another encoding is an
+// error naming it.
+func TestParseScriptEncodings(t *testing.T) {
+	for _, enc := range []string{"ISO-8859-1", "windows-1252"} {
+		src := "<?xml version=\"1.0\" encoding=\"" + enc + "\"?>\n<behavior>\n" +
+			"<create-zone id=\"salon\" name=\"S\xe9jour\" leftX=\"0\" topY=\"0\" X-Length=\"10\" Y-Length=\"10\"/>\n</behavior>\n"
+		s, err := sim.ParseScript(strings.NewReader(src), time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", enc, err)
+		}
+		h := scriptHome(t)
+		applyScript(t, h, s)
+		if z, err := h.Zone("salon"); err != nil || z.Name != "Séjour" {
+			t.Errorf("%s: zone %+v, %v; want the name Séjour", enc, z, err)
+		}
+	}
+	_, err := sim.ParseScript(strings.NewReader(`<?xml version="1.0" encoding="EBCDIC-US"?><behavior/>`), time.UTC)
+	if !errors.Is(err, sim.ErrInvalid) || !strings.Contains(err.Error(), "line 1: ") || !strings.Contains(err.Error(), "EBCDIC-US") {
+		t.Errorf("an unknown encoding: %v, want ErrInvalid on line 1 naming it", err)
+	}
+}

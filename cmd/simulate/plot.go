@@ -17,16 +17,14 @@ import (
 // plot draws two panels, one above the other, over simulated time: each
 // zone's temperature in °C, then its illuminance in lux, one line per zone
 // with a legend. The file's extension (.svg or .png) chooses the format.
-func (s *sampler) plot(name string, loc *time.Location) error {
-	span := time.Duration(0)
-	if n := len(s.samples); n > 1 {
-		span = s.samples[n-1].at.Sub(s.samples[0].at)
-	}
+func (s *sampler) plot(f *os.File, loc *time.Location) error {
+	name := f.Name()
+	span := s.end.Sub(s.first)
 	ticks := clockTicks{loc: loc, format: "15:04"}
 	if span > 36*time.Hour {
 		ticks.format = "Jan 2 15:04"
 	}
-	panel := func(title, unit string, value func(sample) map[string]float64) (*plot.Plot, error) {
+	panel := func(title, unit string, series []plotter.XYs) (*plot.Plot, error) {
 		p := plot.New()
 		p.Title.Text = title
 		p.Y.Label.Text = unit
@@ -35,12 +33,7 @@ func (s *sampler) plot(name string, loc *time.Location) error {
 		p.Legend.Top = true
 		p.Add(plotter.NewGrid())
 		for i, z := range s.zones {
-			var pts plotter.XYs
-			for _, sm := range s.samples {
-				if v, ok := value(sm)[z]; ok {
-					pts = append(pts, plotter.XY{X: float64(sm.at.Unix()), Y: v})
-				}
-			}
+			pts := series[i]
 			if len(pts) == 0 {
 				continue
 			}
@@ -55,11 +48,11 @@ func (s *sampler) plot(name string, loc *time.Location) error {
 		}
 		return p, nil
 	}
-	temp, err := panel("Temperature", "°C", func(sm sample) map[string]float64 { return sm.temps })
+	temp, err := panel("Temperature", "°C", s.temps)
 	if err != nil {
 		return err
 	}
-	lux, err := panel("Illuminance", "lx", func(sm sample) map[string]float64 { return sm.lux })
+	lux, err := panel("Illuminance", "lx", s.lux)
 	if err != nil {
 		return err
 	}
@@ -84,15 +77,7 @@ func (s *sampler) plot(name string, loc *time.Location) error {
 	canvases := plot.Align(plots, tiles, dc)
 	temp.Draw(canvases[0][0])
 	lux.Draw(canvases[1][0])
-	f, err := os.Create(name)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return write(f)
 }
 
 // clockTicks puts the time axis's labels on round clock times (every 15

@@ -271,49 +271,84 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		})
 		defer stop()
 	}
+	// The CSV and the plot are written at the end (the CSV's header holds
+	// every column the run saw), but their files are opened now, so that
+	// one that cannot be is an error before the run, not after it.
+	var csvOut io.Writer
+	csvClose := func() error { return nil }
+	if o.csv != "" {
+		if csvOut, csvClose, err = output(o.csv, stdout); err != nil {
+			return fmt.Errorf("-csv: %w", err)
+		}
+	}
+	var plotFile *os.File
+	if o.plot != "" {
+		if plotFile, err = os.Create(o.plot); err != nil {
+			csvClose()
+			return fmt.Errorf("-plot: %w", err)
+		}
+	}
 	var samples *sampler
 	if o.csv != "" || o.plot != "" {
-		samples = newSampler(home)
+		if samples, err = newSampler(home, loc, o.csv != "", o.plot != ""); err != nil {
+			return err
+		}
+		defer samples.close()
 	}
 	progress := newProgress(stderr, start, total)
 
 	// Play: step by -every, sampling after each step.
-	if err := home.Advance(0); err != nil {
-		return err
-	}
-	if chainErr != nil {
-		return chainErr
-	}
-	samples.take()
-	for done := time.Duration(0); done < total; {
-		step := min(o.every, total-done)
-		if err := home.Advance(step); err != nil {
+	played := func() error {
+		if err := home.Advance(0); err != nil {
 			return err
 		}
-		done += step
-		tickEngine()
-		samples.take()
-		progress.show(done, home.Now(), nEvents)
-	}
-	progress.finish()
+		if chainErr != nil {
+			return chainErr
+		}
+		if err := samples.take(); err != nil {
+			return err
+		}
+		for done := time.Duration(0); done < total; {
+			step := min(o.every, total-done)
+			if err := home.Advance(step); err != nil {
+				return err
+			}
+			done += step
+			tickEngine()
+			if err := samples.take(); err != nil {
+				return err
+			}
+			progress.show(done, home.Now(), nEvents)
+		}
+		progress.finish()
+		return nil
+	}()
 
+	// What can be written is, whatever else failed.
+	var errs []error
+	if played != nil {
+		errs = append(errs, played)
+	}
 	if o.csv != "" {
-		w, closeFn, err := output(o.csv, stdout)
-		if err != nil {
-			return err
-		}
-		werr := samples.writeCSV(w, loc)
-		if cerr := closeFn(); werr == nil {
+		werr := samples.writeCSV(csvOut)
+		if cerr := csvClose(); werr == nil {
 			werr = cerr
 		}
 		if werr != nil {
-			return werr
+			errs = append(errs, fmt.Errorf("-csv: %w", werr))
 		}
 	}
 	if o.plot != "" {
-		if err := samples.plot(o.plot, loc); err != nil {
-			return fmt.Errorf("-plot: %w", err)
+		perr := samples.plot(plotFile, loc)
+		if cerr := plotFile.Close(); perr == nil {
+			perr = cerr
 		}
+		if perr != nil {
+			errs = append(errs, fmt.Errorf("-plot: %w", perr))
+		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	for _, f := range failures {
 		fmt.Fprintln(stderr, f)

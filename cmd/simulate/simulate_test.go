@@ -306,3 +306,35 @@ func TestSimulateOutputsApart(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateCSVColumnsLater: a column that appears during the run is in
+// the header, and empty in the rows before it.
+func TestSimulateCSVColumnsLater(t *testing.T) {
+	files, stderr, err := simulate(t, "-csv", "out.csv", "testdata/late-sensor.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	want := "time,z.Temperature,t.current_temperature\n" +
+		"2024-01-15T06:00:00,290,\n" +
+		"2024-01-15T06:01:00,290,\n" +
+		"2024-01-15T06:02:00,290,290\n" +
+		"2024-01-15T06:03:00,290,290\n"
+	if d := cmp.Diff(want, string(files["out.csv"])); d != "" {
+		t.Errorf("CSV (-want +got):\n%s", d)
+	}
+}
+
+// TestSimulateOutputOpenedFirst: an output that cannot be written fails
+// the run before it simulates anything.
+func TestSimulateOutputOpenedFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"-csv", filepath.Join(t.TempDir(), "missing", "x.csv")},
+		{"-plot", filepath.Join(t.TempDir(), "missing", "x.png")},
+	} {
+		var progress bytes.Buffer
+		err := run(append(args, "-for", "8760h", "testdata/morning.bhv"), io.Discard, &progress)
+		if err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("run %q = %v, want an error naming %s", args, err, args[0])
+		}
+	}
+}

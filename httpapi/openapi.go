@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -172,6 +173,7 @@ type op struct {
 	status  int // the success status: 200 unless set
 	ok      obj // the success response's content, by media type; nil: no body
 	errors  []int
+	open    bool // needs no token (security: none)
 }
 
 func jsonBody(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
@@ -207,11 +209,16 @@ func (o op) build() obj {
 	if errs == nil {
 		errs = errorResponses
 	}
-	for _, s := range errs {
+	// Every request may be refused by the guard (its Host, its Origin, the
+	// token).
+	for _, s := range append(errs, http.StatusForbidden) {
 		responses[itoa(int64(s))] = obj{"description": http.StatusText(s), "content": jsonBody(ref("Error"))}
 	}
 	responses["500"] = obj{"description": "a bug", "content": jsonBody(ref("Error"))}
 	out := obj{"summary": o.summary, "responses": responses}
+	if o.open {
+		out["security"] = []obj{{}} // no token needed
+	}
 	if len(o.params) > 0 {
 		out["parameters"] = o.params
 	}
@@ -243,18 +250,31 @@ func openAPI(pre, p, m string, homes bool) []byte {
 			item = obj{}
 			paths[path] = item
 		}
+		if method != "GET" && o.errors == nil {
+			// A change the disk refuses (with -state, or a scripts
+			// directory) is not made.
+			o.errors = append(slices.Clone(errorResponses), http.StatusInsufficientStorage)
+		}
 		item[strings.ToLower(method)] = o.build()
+	}
+	// fields declares form fields that the query string may carry too.
+	fields := func(names ...string) []obj {
+		var out []obj
+		for _, n := range names {
+			out = append(out, queryParam(n, "also a form or JSON field of the body"))
+		}
+		return out
 	}
 	id := func(what string) []obj { return []obj{pathParam("id", "the "+what+"'s id")} }
 	j := jsonBody
 
-	add(pre+"/", "GET", op{summary: "Leads to the house plan", status: http.StatusFound, errors: []int{}})
-	add(pre+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
-	add(p+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
-	add(pre+"/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}})
-	add(pre+"/simulator", "GET", op{summary: "The house plan (HTML)", ok: obj{"text/html": obj{"schema": obj{"type": "string"}}}, errors: []int{404}})
+	add(pre+"/", "GET", op{summary: "Leads to the house plan", status: http.StatusFound, errors: []int{}, open: true})
+	add(pre+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}, open: true})
+	add(p+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}, open: true})
+	add(pre+"/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}, open: true})
+	add(pre+"/simulator", "GET", op{summary: "The house plan (HTML)", ok: obj{"text/html": obj{"schema": obj{"type": "string"}}}, errors: []int{404}, open: true})
 	add(pre+"/simulator/{file}", "GET", op{summary: "The house plan's files", params: []obj{pathParam("file", "app.js, style.css, …")},
-		ok: obj{"*/*": obj{"schema": obj{"type": "string"}}}, errors: []int{404}})
+		ok: obj{"*/*": obj{"schema": obj{"type": "string"}}}, errors: []int{404}, open: true})
 
 	add(p+"/zones/zones", "GET", op{summary: "Every zone, in creation order", ok: j(arrayOf(ref("Zone")))})
 	add(p+"/zones/zone", "POST", op{summary: "Create a zone", body: j(ref("ZoneCreate")), ok: j(ref("Zone"))})
@@ -370,32 +390,46 @@ func openAPI(pre, p, m string, homes bool) []byte {
 		add(m+"/{chain}", "POST", op{summary: "Create a chain (started at once)", params: []obj{chain}, ok: j(ref("Chain"))})
 		add(m+"/{chain}", "DELETE", op{summary: "Delete a chain", params: []obj{chain}})
 		add(m+"/{chain}/components", "GET", op{summary: "A chain's component ids", params: []obj{chain}, ok: j(ref("ComponentIDs"))})
-		add(m+"/{chain}/components", "PUT", op{summary: "copy (from, to) or replace (from, to) a component", params: []obj{chain},
+		add(m+"/{chain}/components", "PUT", op{summary: "copy (from, to) or replace (from, to) a component", params: append([]obj{chain}, fields("command", "from", "to")...),
 			body: jsonOrForm(obj{"type": "object"}), ok: j(ref("Component"))})
 		add(m+"/{chain}/components/{id}", "GET", op{summary: "A component", params: []obj{chain, comp}, ok: j(ref("Component"))})
-		add(m+"/{chain}/components/{id}", "PUT", op{summary: "Change a component's properties (merged, live)", params: []obj{chain, comp},
+		add(m+"/{chain}/components/{id}", "PUT", op{summary: "Change a component's properties (merged, live)", params: append([]obj{chain, comp}, fields("properties")...),
 			body: jsonOrForm(obj{"type": "object"}), ok: j(ref("Component"))})
 		add(m+"/{chain}/components/{id}", "DELETE", op{summary: "Remove a component and its bindings", params: []obj{chain, comp}})
 		for _, kind := range []string{"mediators", "adapters"} {
 			add(m+"/{chain}/"+kind+"/{id}", "GET", op{summary: "A component of this kind", params: []obj{chain, comp}, ok: j(ref("Component"))})
-			add(m+"/{chain}/"+kind+"/{id}", "POST", op{summary: "Create a component of this kind (type and properties as fields)", params: []obj{chain, comp},
+			add(m+"/{chain}/"+kind+"/{id}", "POST", op{summary: "Create a component of this kind (type and properties as fields)", params: append([]obj{chain, comp}, fields("type", "properties")...),
 				body: jsonOrForm(obj{"type": "object"}), ok: j(ref("Component"))})
 			add(m+"/{chain}/"+kind+"/{id}", "DELETE", op{summary: "Remove a component of this kind", params: []obj{chain, comp}})
 		}
 		for _, kind := range []string{"mediator", "adapter"} {
 			add(m+"/{chain}/"+kind+"/{type}/{id}", "POST", op{summary: "Create a " + kind + " of a type",
-				params: []obj{chain, pathParam("type", "the component type, such as rest-in"), comp},
+				params: append([]obj{chain, pathParam("type", "the component type, such as rest-in"), comp}, fields("properties")...),
 				body:   jsonOrForm(obj{"type": "object"}), ok: j(ref("Component"))})
 		}
 		add(m+"/{chain}/bindings", "GET", op{summary: "A chain's bindings", params: []obj{chain}, ok: j(ref("Bindings"))})
-		add(m+"/{chain}/bindings", "POST", op{summary: "Bind from (<component>:<port>) to (<component>:<port>) with a linker", params: []obj{chain},
+		add(m+"/{chain}/bindings", "POST", op{summary: "Bind from (<component>:<port>) to (<component>:<port>) with a linker", params: append([]obj{chain}, fields("from", "to", "linker", "properties")...),
 			body: jsonOrForm(ref("Binding")), ok: j(ref("Binding"))})
 		add(m+"/{chain}/bindings", "DELETE", op{summary: "Unbind", params: []obj{chain, queryParam("from", ""), queryParam("to", "")},
 			body: jsonOrForm(ref("Binding"))})
 	}
-	// Every route answers the CORS preflight.
+	// Every route answers the CORS preflight, and HEAD where it answers
+	// GET (the same answer without its body).
 	for _, item := range paths {
-		item.(obj)["options"] = op{summary: "CORS preflight: the allowed methods and headers", errors: []int{403}}.build()
+		item := item.(obj)
+		item["options"] = op{summary: "CORS preflight: the allowed methods and headers", errors: []int{403}, open: true}.build()
+		if get, ok := item["get"].(obj); ok {
+			head := obj{"summary": get["summary"], "responses": obj{}}
+			for k, v := range get {
+				if k != "responses" && k != "summary" {
+					head[k] = v
+				}
+			}
+			for code, r := range get["responses"].(obj) {
+				head["responses"].(obj)[code] = obj{"description": r.(obj)["description"]}
+			}
+			item["head"] = head
+		}
 	}
 	doc := obj{
 		"openapi": "3.1.0",
@@ -405,8 +439,12 @@ func openAPI(pre, p, m string, homes bool) []byte {
 			"description": "The home simulation (under " + p + ") and the mediation engine" + map[bool]string{true: " (under " + m + ")", false: ""}[m != ""] +
 				". Every success is 200, creates too; every error is {\"error\", \"code\"}.",
 		},
-		"paths":      paths,
-		"components": obj{"schemas": schemas()},
+		"paths": paths,
+		"components": obj{"schemas": schemas(), "securitySchemes": obj{
+			"token": obj{"type": "http", "scheme": "bearer", "description": "with -token: Authorization: Bearer <token> (the event stream also takes ?access_token)"},
+		}},
+		// Without -token no credential is needed; with it, the token.
+		"security": []obj{{}, {"token": []string{}}},
 	}
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {

@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 
@@ -71,6 +73,44 @@ func TestOpenAPIDocument(t *testing.T) {
 	body := rec.Body.String()
 	if !strings.Contains(body, `"/icasa/zones/zones"`) || !strings.Contains(body, `"/cilia/{chain}/bindings"`) || strings.Contains(body, `"/platform/`) {
 		t.Errorf("the document does not follow the roots icasa and cilia")
+	}
+
+	// The token, the guard's 403 everywhere, 507 on changes, HEAD beside
+	// GET, and the mediation fields the query string may carry.
+	var doc struct {
+		Components struct {
+			SecuritySchemes map[string]struct{ Scheme string } `json:"securitySchemes"`
+		}
+		Paths map[string]map[string]struct {
+			Security   []map[string][]string
+			Parameters []struct{ Name, In string }
+			Responses  map[string]any
+		}
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Components.SecuritySchemes["token"].Scheme != "bearer" {
+		t.Errorf("no bearer token scheme: %+v", doc.Components.SecuritySchemes)
+	}
+	health := doc.Paths["/healthz"]["get"]
+	if _, ok := health.Responses["403"]; !ok || len(health.Security) != 1 || len(health.Security[0]) != 0 {
+		t.Errorf("GET /healthz: responses %v, security %v; want a 403 and no token", health.Responses, health.Security)
+	}
+	if _, ok := doc.Paths["/icasa/zones/zone"]["post"].Responses["507"]; !ok {
+		t.Errorf("POST /icasa/zones/zone lacks 507")
+	}
+	if _, ok := doc.Paths["/icasa/zones/zones"]["head"]; !ok {
+		t.Errorf("GET /icasa/zones/zones has no HEAD beside it")
+	}
+	var query []string
+	for _, p := range doc.Paths["/cilia/{chain}/bindings"]["post"].Parameters {
+		if p.In == "query" {
+			query = append(query, p.Name)
+		}
+	}
+	if d := cmp.Diff([]string{"from", "to", "linker", "properties"}, query); d != "" {
+		t.Errorf("POST bindings' query fields (-want +got):\n%s", d)
 	}
 }
 

@@ -4,8 +4,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -61,4 +66,77 @@ func TestStateFullDisk(t *testing.T) {
 	if rec := post("c"); rec.Code != 200 {
 		t.Errorf("a change once there is room = %d", rec.Code)
 	}
+}
+
+// slowSync is a journal file whose fsyncs wait while held is set.
+type slowSync struct {
+	*os.File
+	held    *atomic.Bool
+	syncing *atomic.Bool // set while a Sync waits
+}
+
+func (f *slowSync) Sync() error {
+	for f.held.Load() {
+		f.syncing.Store(true)
+		runtime.Gosched()
+	}
+	f.syncing.Store(false)
+	return f.File.Sync()
+}
+
+// TestSnapshotSwitchesAfterTheOldJournal: a snapshot switches journals
+// only once every record of the old one is on disk, so that no change
+// lands in the new journal while the old one could still be cut short by
+// a crash (checkJournals relies on it).
+func TestSnapshotSwitchesAfterTheOldJournal(t *testing.T) {
+	home := sim.MustNew(sim.Config{})
+	api := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	dir := t.TempDir()
+	s := New(Config{Dir: dir, Home: home, Engine: engine, SnapshotEvery: time.Hour})
+	var held, syncing atomic.Bool
+	s.openJournal = func(path string) (*Journal, error) {
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		if strings.HasSuffix(path, "journal-000000001") {
+			return openFile(path, &slowSync{File: f, held: &held, syncing: &syncing}, 0, 0)
+		}
+		return openFile(path, f, 0, 0)
+	}
+	if _, err := s.Open(api); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h := s.Wrap(api)
+	post := func(id string) {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("POST", "/z/"+id, strings.NewReader(`{}`)))
+	}
+	held.Store(true)
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); post("x") }() // its fsync in journal 1 waits
+	for !syncing.Load() {
+		runtime.Gosched()
+	}
+	go func() { defer wg.Done(); s.Snapshot() }()
+	second := filepath.Join(dir, "journal-000000002")
+	header := int64(-1)
+	for header <= 0 {
+		if fi, err := os.Stat(second); err == nil {
+			header = fi.Size()
+		}
+		runtime.Gosched()
+	}
+	go func() { defer wg.Done(); post("y") }()
+	for range 20_000 { // y would land in journal 2 now if the switch did not wait
+		runtime.Gosched()
+	}
+	if fi, _ := os.Stat(second); fi.Size() != header {
+		t.Errorf("a change reached journal 2 (%d bytes, its header %d) while journal 1's last fsync was under way", fi.Size(), header)
+	}
+	held.Store(false)
+	wg.Wait()
 }

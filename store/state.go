@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pervasim/pervasim/dscilia"
@@ -73,12 +72,6 @@ type State struct {
 	turn   sync.Cond
 	served uint64 // tickets below this are done
 
-	// clockMoved is set when the home's clock changes (an observer of
-	// its clock-modified events), so that Wrap can tell which changes
-	// moved it.
-	clockMoved  atomic.Bool
-	stopObserve func()
-
 	snapMu sync.Mutex // one snapshot at a time
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
@@ -90,8 +83,9 @@ type State struct {
 // journal, its header, which holds only the journal's generation.
 type record struct {
 	Journal int `json:"journal,omitempty"`
-	// Clock, when set, is the clock as a change left it (see Wrap).
-	Clock *meta `json:"clock,omitempty"`
+	// Clock, when set, is the clock as the change For left it (see Wrap).
+	Clock *meta     `json:"clock,omitempty"`
+	For   *recordID `json:"for,omitempty"`
 	// Void, when set, names a change the server refused for want of disk
 	// (507): it is not replayed (see Wrap).
 	Void *recordID `json:"void,omitempty"`
@@ -114,8 +108,14 @@ type recordID struct {
 	Seq     uint64 `json:"seq"`
 }
 
+// metaFormat is the Format of the snapshots written now: their journals
+// begin with a header. Snapshots without it (format 0) were written by
+// versions whose journals had none.
+const metaFormat = 2
+
 // meta is what a snapshot keeps beside the home and the chains.
 type meta struct {
+	Format      int                   `json:"format,omitempty"`
 	StartDate   int64                 `json:"startDate"` // simulated ms
 	Time        int64                 `json:"time"`      // simulated ms
 	Factor      int                   `json:"factor"`
@@ -176,7 +176,15 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
 	}
-	js, voids, err := s.checkJournals(base, journals)
+	strict := true // journals begin with their header
+	if base > 0 {
+		m, err := s.readMeta(base)
+		if err != nil {
+			return false, err
+		}
+		strict = m.Format >= metaFormat
+	}
+	js, voids, err := s.checkJournals(base, journals, strict)
 	if err != nil {
 		return false, err
 	}
@@ -186,25 +194,30 @@ func (s *State) Open(api http.Handler) (bool, error) {
 		}
 	}
 	last := base
+	first := base
+	if len(js) > 0 {
+		first = js[0].g
+	}
 	for _, j := range js {
-		if err := s.replay(j, voids); err != nil {
+		if err := s.replay(j, first, voids); err != nil {
 			return false, err
 		}
 		last = j.g
 	}
-	// New changes go to a journal of their own, after what was replayed.
+	// New changes go to a journal of their own, after what was replayed;
+	// one left empty by a crash (or a full disk) while it was made is
+	// made again, so that no journal without its header stays before
+	// another.
 	s.gen = last + 1
+	if n := len(js); n > 0 && !js[n-1].header && js[n-1].changes == 0 {
+		s.gen = last
+	}
 	if s.journal, err = s.newJournal(s.gen); err != nil {
 		return false, err
 	}
 	if err := syncDir(cfg.Dir); err != nil {
 		return false, err
 	}
-	s.stopObserve = cfg.Home.Observe(func(e sim.Event) {
-		if e.Type == sim.EventClockModified {
-			s.clockMoved.Store(true)
-		}
-	})
 	go s.run()
 	return restored, nil
 }
@@ -249,17 +262,27 @@ func (s *State) listing() (snaps, journals []int, err error) {
 	return snaps, journals, nil
 }
 
+// readMeta reads snapshot g's meta.json.
+func (s *State) readMeta(g int) (meta, error) {
+	path := filepath.Join(s.snapshotPath(g), "meta.json")
+	var m meta
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return m, fmt.Errorf("%s: %v", path, err)
+	}
+	return m, nil
+}
+
 // loadSnapshot restores snapshot g.
 func (s *State) loadSnapshot(g int) error {
 	dir := s.snapshotPath(g)
 	name := func(f string) string { return filepath.Join(dir, f) }
-	var m meta
-	data, err := os.ReadFile(name("meta.json"))
+	m, err := s.readMeta(g)
 	if err != nil {
 		return err
-	}
-	if err := json.Unmarshal(data, &m); err != nil {
-		return fmt.Errorf("%s: %v", name("meta.json"), err)
 	}
 	home := s.cfg.Home
 	src, err := os.ReadFile(name("home.bhv"))
@@ -322,7 +345,10 @@ type journalInfo struct {
 // so a journal without its header can only be the last one (a crash while
 // making it), and a torn tail is followed by no change. Anything else is
 // damage: an error wrapping ErrCorrupt that names the file.
-func (s *State) checkJournals(base int, all []int) ([]journalInfo, map[recordID]bool, error) {
+//
+// Without strict (the journals of a snapshot written by a version whose
+// journals had no header), headers are not asked for.
+func (s *State) checkJournals(base int, all []int, strict bool) ([]journalInfo, map[recordID]bool, error) {
 	var js []journalInfo
 	voids := map[recordID]bool{}
 	for _, g := range all {
@@ -374,13 +400,20 @@ func (s *State) checkJournals(base int, all []int) ([]journalInfo, map[recordID]
 			later += k.changes
 		}
 		switch {
-		case !j.header && i == 0 && base > 0:
+		case !strict || j.header:
+		case i == 0 && base > 0:
 			// Journal base is made before snapshot base is written.
 			return nil, nil, fmt.Errorf("%w: %s is empty or cut short: snapshot %s is followed by its whole journal", ErrCorrupt, s.journalPath(j.g), s.snapshotPath(base))
-		case i < len(js)-1 && !j.header && j.changes == 0:
+		case j.changes > 0 && base == 0 && i == 0:
+			// A journal of a version without headers, before its first
+			// snapshot: taken as it is.
+			strict = false
+		case i < len(js)-1 && j.changes == 0:
 			return nil, nil, fmt.Errorf("%w: %s is empty or cut short, and journals follow it", ErrCorrupt, s.journalPath(j.g))
-		case i < len(js)-1 && !j.header:
-			return nil, nil, fmt.Errorf("%w: %s lacks its header, and journals follow it", ErrCorrupt, s.journalPath(j.g))
+		case i < len(js)-1 || j.changes > 0:
+			return nil, nil, fmt.Errorf("%w: %s lacks its header", ErrCorrupt, s.journalPath(j.g))
+		}
+		switch {
 		case j.torn && later > 0:
 			return nil, nil, fmt.Errorf("%w: %s is cut short at byte %d, and later journals hold changes", ErrCorrupt, s.journalPath(j.g), j.good)
 		}
@@ -389,8 +422,10 @@ func (s *State) checkJournals(base int, all []int) ([]journalInfo, map[recordID]
 }
 
 // replay applies the changes of journal j through the handler, but those
-// voided, and cuts a torn tail off it (with a warning).
-func (s *State) replay(j journalInfo, voids map[recordID]bool) error {
+// voided, and the clocks changes left when their change is replayed too
+// (journal first on: one before is in the snapshot, and so is its clock,
+// later); and it cuts a torn tail off j (with a warning).
+func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error {
 	path := s.journalPath(j.g)
 	_, _, _, err := Scan(path, func(seq uint64, payload []byte) error {
 		var r record
@@ -398,6 +433,7 @@ func (s *State) replay(j journalInfo, voids map[recordID]bool) error {
 			return fmt.Errorf("%s: a record is not a change: %v", path, err)
 		}
 		switch {
+		case r.Clock != nil && r.For != nil && r.For.Journal < first:
 		case r.Clock != nil:
 			c := r.Clock
 			if _, err := s.cfg.Home.UpdateClock(sim.ClockUpdate{StartDate: &c.StartDate, CurrentTime: &c.Time, Factor: &c.Factor, Pause: &c.Paused}); err != nil {
@@ -529,12 +565,12 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		// The answer waits until the clock the change left is on disk too:
 		// replayed, a pause or a new factor would otherwise take effect at
 		// the instant of the replay, not at the one it had.
-		s.clockMoved.Store(false)
+		before := s.cfg.Home.Clock()
 		held := &heldAnswer{w: w}
 		h.ServeHTTP(held, r)
-		if s.clockMoved.Load() {
-			c := s.cfg.Home.Clock()
-			if err := s.append(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}}); err != nil {
+		if c := s.cfg.Home.Clock(); clockMoved(before, c) {
+			if err := s.append(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause},
+				For: &recordID{Journal: g, Seq: seq}}); err != nil {
 				s.log.Warn("the clock a change left was not journaled: after a crash, the change takes effect at the instant of the restart", "err", err)
 			}
 		}
@@ -548,6 +584,14 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		}
 		held.send()
 	})
+}
+
+// clockMoved reports whether the clock was changed between two readings:
+// its start date, factor or pause, or its time set back (a start date set
+// again restarts simulated time there). Time running on is no change.
+func clockMoved(before, after sim.Clock) bool {
+	return after.StartDate != before.StartDate || after.Factor != before.Factor || after.Pause != before.Pause ||
+		after.CurrentTime < before.CurrentTime
 }
 
 // append journals r and returns once it is on disk; it is called by a
@@ -694,6 +738,7 @@ func (s *State) capture(home, chains io.Writer) (meta, error) {
 		return meta{}, err
 	}
 	c := h.Clock()
+	m.Format = metaFormat
 	m.StartDate, m.Time, m.Factor, m.Paused = c.StartDate, c.CurrentTime, c.Factor, c.Pause
 	env := h.Environment()
 	m.Environment = sim.EnvironmentUpdate{Latitude: &env.Latitude, Longitude: &env.Longitude, Sky: &env.Sky, WindowShare: &env.WindowShare}
@@ -787,9 +832,6 @@ func (s *State) Close() error {
 	}
 	close(s.closed)
 	<-s.done
-	if s.stopObserve != nil {
-		s.stopObserve()
-	}
 	err := s.Snapshot()
 	s.mu.Lock()
 	j := s.journal

@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -533,5 +535,207 @@ func TestStateScriptOnAFullDisk(t *testing.T) {
 	defer s2.st.Close()
 	if d := cmp.Diff(want, lengths(s2)); d != "" {
 		t.Errorf("scripts after a restart (-want +got):\n%s", d)
+	}
+}
+
+// reopen opens dir as a restart after a kill -9 would: a new home and
+// engine, the journal replayed.
+func reopen(t *testing.T, dir string) error {
+	t.Helper()
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+	if err == nil {
+		st.Close()
+	}
+	return err
+}
+
+// TestStateCrashWhileMakingAJournal: a journal left empty by a crash while
+// it was made (at the first start, or at a snapshot) is made again at the
+// restart, so that a second crash later leaves a directory that starts.
+func TestStateCrashWhileMakingAJournal(t *testing.T) {
+	zone := func(id string, x int) string {
+		return fmt.Sprintf(`{"zoneId":%q,"leftX":%d,"topY":0,"rightX":%d,"bottomY":10}`, id, x, x+5)
+	}
+	t.Run("the first journal", func(t *testing.T) {
+		dir := t.TempDir()
+		os.WriteFile(filepath.Join(dir, "journal-000000001"), nil, 0o644)
+		s, _ := open(t, dir)
+		s.do(t, "POST", "/platform/zones/zone", "application/json", zone("z", 0))
+		if err := reopen(t, dir); err != nil {
+			t.Fatalf("the second restart: %v", err)
+		}
+	})
+	t.Run("a snapshot's journal", func(t *testing.T) {
+		dir := t.TempDir()
+		s, _ := open(t, dir)
+		if err := s.st.Snapshot(); err != nil { // snapshot-2, journal-2
+			t.Fatal(err)
+		}
+		s.do(t, "POST", "/platform/zones/zone", "application/json", zone("z", 0))
+		os.WriteFile(filepath.Join(dir, "journal-000000003"), nil, 0o644) // the next snapshot's, cut
+		s2, _ := open(t, dir)
+		s2.do(t, "POST", "/platform/zones/zone", "application/json", zone("y", 20))
+		if err := reopen(t, dir); err != nil {
+			t.Fatalf("the second restart: %v", err)
+		}
+	})
+}
+
+// TestStateOldFormat: a state directory of a version whose journals had
+// no header (a snapshot without "format", its journal empty after a clean
+// shutdown or holding changes after a kill) starts.
+func TestStateOldFormat(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	apply(t, s)
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := ignoreDerived(view(t, s))
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshot-*"))
+	journals, _ := filepath.Glob(filepath.Join(dir, "journal-*"))
+	if len(snaps) != 1 || len(journals) != 1 {
+		t.Fatalf("snapshots %v, journals %v", snaps, journals)
+	}
+	metaPath := filepath.Join(snaps[0], "meta.json")
+	var m map[string]any
+	data, _ := os.ReadFile(metaPath)
+	json.Unmarshal(data, &m)
+	delete(m, "format")
+	data, _ = json.Marshal(m)
+	os.WriteFile(metaPath, data, 0o644)
+	os.WriteFile(journals[0], nil, 0o644) // no header
+	s2, _ := open(t, dir)
+	defer s2.st.Close()
+	if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
+		t.Errorf("restored from the old format (-before +after):\n%s", d)
+	}
+}
+
+// TestStateClockRecordWhileEventsAreDelivered: a clock change is journaled
+// with the clock it left even while another goroutine is delivering the
+// home's events (when an observer would only hear of it later).
+func TestStateClockRecordWhileEventsAreDelivered(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	if rec := s.do(t, "PUT", "/platform/clocks/clock/default", "application/json", `{"startDate":1366279200000,"factor":3600}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	entered, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	s.home.Observe(func(e sim.Event) {
+		if e.Type == sim.EventZoneAdded {
+			once.Do(func() { close(entered); <-release })
+		}
+	})
+	done := make(chan struct{})
+	go func() { defer close(done); s.home.CreateZone(sim.ZoneSpec{ID: "z", RightX: 10, BottomY: 10}) }()
+	<-entered // events are being delivered, on another goroutine
+	s.mock.Add(2 * time.Second)
+	if rec := s.do(t, "PUT", "/platform/clocks/clock/default", "application/json", `{"pause":true}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	paused := s.home.Clock()
+	close(release)
+	<-done
+	s2, _ := open(t, dir)
+	defer s2.st.Close()
+	if got := s2.home.Clock(); got.CurrentTime != paused.CurrentTime || !got.Pause {
+		t.Errorf("restored clock at %d, paused %v; want paused at %d", got.CurrentTime, got.Pause, paused.CurrentTime)
+	}
+}
+
+// TestStateClockRecordAfterASnapshot: a clock change whose clock record is
+// journaled after a snapshot switched journals (the snapshot waiting for
+// the change's turn) does not set the clock back to it at replay: the
+// snapshot, taken later, holds the later time.
+func TestStateClockRecordAfterASnapshot(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	if rec := s.do(t, "PUT", "/platform/clocks/clock/default", "application/json", `{"startDate":1366279200000,"factor":1}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	inA, goA := make(chan struct{}), make(chan struct{})
+	inB, goB := make(chan struct{}), make(chan struct{})
+	h := s.st.Wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.api.ServeHTTP(w, r)
+		switch r.Header.Get("X-Step") {
+		case "A":
+			close(inA)
+			<-goA
+		case "B":
+			close(inB)
+			<-goB
+		}
+	}))
+	do := func(step, method, path, body string) {
+		req := httptest.NewRequest(method, path, strings.NewReader(body))
+		req.Host = "localhost"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Step", step)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Error(rec.Body)
+		}
+	}
+	journal := func(g int) string { return filepath.Join(dir, fmt.Sprintf("journal-%09d", g)) }
+	size := func(p string) int64 {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return -1
+		}
+		return fi.Size()
+	}
+	doneA, doneB, snap := make(chan struct{}), make(chan struct{}), make(chan error)
+	go func() { defer close(doneA); do("A", "PUT", "/platform/clocks/clock/default", `{"factor":3600}`) }()
+	<-inA // A holds its turn
+	before := size(journal(1))
+	go func() {
+		defer close(doneB)
+		do("B", "POST", "/platform/zones/zone", `{"zoneId":"z","leftX":0,"topY":0,"rightX":10,"bottomY":10}`)
+	}()
+	for size(journal(1)) == before { // B is journaled and waits for its turn
+		runtime.Gosched()
+	}
+	go func() { snap <- s.st.Snapshot() }()
+	for size(journal(2)) <= 0 { // the snapshot made its journal
+		runtime.Gosched()
+	}
+	// Changes go to journal 2 once the snapshot switched to it: send some
+	// until one lands there (they wait for their turns, after A's).
+	var others sync.WaitGroup
+	for i := 0; ; i++ {
+		one, two := size(journal(1)), size(journal(2))
+		others.Add(1)
+		go func() {
+			defer others.Done()
+			do("", "POST", "/platform/zones/zone", fmt.Sprintf(`{"zoneId":"c%d","leftX":20,"topY":0,"rightX":30,"bottomY":10}`, i))
+		}()
+		for size(journal(1)) == one && size(journal(2)) == two {
+			runtime.Gosched()
+		}
+		if size(journal(2)) > two {
+			break
+		}
+	}
+	close(goA) // A's clock record goes to journal 2
+	<-doneA
+	<-inB
+	s.mock.Add(time.Second) // an hour passes before the snapshot's turn
+	close(goB)
+	<-doneB
+	if err := <-snap; err != nil {
+		t.Fatal(err)
+	}
+	others.Wait()
+	live := s.home.Clock()
+	s2, _ := open(t, dir) // a kill -9 right after the snapshot
+	defer s2.st.Close()
+	if got := s2.home.Clock(); got.CurrentTime != live.CurrentTime {
+		t.Errorf("restored at %d, the snapshot's time was %d: %d ms set back", got.CurrentTime, live.CurrentTime, live.CurrentTime-got.CurrentTime)
 	}
 }

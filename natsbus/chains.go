@@ -349,7 +349,11 @@ func (s *seen) has(id string) bool {
 func (in *natsIn) Stop() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.unsubscribeLocked()
+	if in.unsubscribeLocked() {
+		// Once the server has the unsubscription, what is published goes
+		// to the queue group's other members; not before.
+		return in.c.nc.FlushTimeout(5 * time.Second)
+	}
 	return nil
 }
 
@@ -362,8 +366,10 @@ func (in *natsIn) Close() error {
 	return nil
 }
 
-// unsubscribeLocked ends the subscription or the consumer; in.mu is held.
-func (in *natsIn) unsubscribeLocked() {
+// unsubscribeLocked ends the subscription or the consumer, and reports
+// whether there was a core subscription; in.mu is held.
+func (in *natsIn) unsubscribeLocked() bool {
+	had := in.sub != nil
 	if in.sub != nil {
 		in.sub.Unsubscribe()
 		in.sub = nil
@@ -372,6 +378,7 @@ func (in *natsIn) unsubscribeLocked() {
 		in.cons.Stop()
 		in.cons = nil
 	}
+	return had
 }
 
 // natsOut is one nats-out adapter.

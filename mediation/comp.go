@@ -340,8 +340,7 @@ func (c *comp) bound() bool {
 }
 
 // announce runs an Announcer that has an out binding (an unbound one has
-// no one to tell), with a budget of its own; ch.mu is held and the chain
-// is started.
+// no one to tell); ch.mu is held and the chain is started.
 func (c *comp) announce() {
 	// c.impl only changes under ch.mu: a component that does not announce
 	// is not taken at all.
@@ -349,23 +348,20 @@ func (c *comp) announce() {
 	if !ok || !c.bound() {
 		return
 	}
-	c.lock()
-	defer c.unlock()
-	if c.removed {
-		return
-	}
-	r := newRun(c.ch.eng.maxDeliveries)
-	defer r.release()
-	c.exclusive(r, func() error { return a.Announce(r) })
+	c.holding(func(r *run) { c.exclusive(r, func() error { return a.Announce(r) }) })
 }
 
 // stop runs a Stopper (the chain stops, or c was left without an out
 // binding); ch.mu is held.
 func (c *comp) stop() {
-	st, ok := c.impl.(Stopper)
-	if !ok {
-		return
+	if st, ok := c.impl.(Stopper); ok {
+		c.holding(func(r *run) { c.inFrame(r, st.Stop) })
 	}
+}
+
+// holding runs f holding c exclusively, with a budget of its own, unless c
+// was removed; ch.mu is held.
+func (c *comp) holding(f func(r *run)) {
 	c.lock()
 	defer c.unlock()
 	if c.removed {
@@ -373,7 +369,7 @@ func (c *comp) stop() {
 	}
 	r := newRun(c.ch.eng.maxDeliveries)
 	defer r.release()
-	c.inFrame(r, st.Stop)
+	f(r)
 }
 
 // stopTicker stops the ticks and waits for the goroutine; ch.mu is held.

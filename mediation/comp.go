@@ -20,8 +20,9 @@ type comp struct {
 	ch      *Chain
 	id      string
 	typ     *Type
-	uuid    string
-	created time.Time
+	uuid    string    // guarded by ch.mu (SetIdentity)
+	created time.Time // as uuid
+	made    uint64    // the engine's count of components made, this one included
 
 	// Guarded by ch.mu.
 	props map[string]any

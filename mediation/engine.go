@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -63,6 +64,8 @@ type Engine struct {
 	chains map[string]*Chain
 	order  []string
 	closed bool
+
+	made atomic.Uint64 // components made so far (see Made)
 }
 
 // NewEngine returns an engine configured by cfg (see Config for defaults).

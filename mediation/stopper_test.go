@@ -3,6 +3,7 @@ package mediation_test
 import (
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -70,4 +71,38 @@ func TestStopperFollowsTheChain(t *testing.T) {
 	step("update idle", func() error { _, err := ch.UpdateProperties("idle", map[string]any{"x": 1.0}); return err }, "idle listen")
 	step("unbind idle", func() error { return ch.Unbind("idle:out", "out2:in") }, "idle stop")
 	step("remove what spare feeds", func() error { return ch.RemoveComponent(mediation.KindAdapter, "out") }, "spare stop")
+}
+
+// TestIdentities: the engine counts the components it makes, tells the
+// identities of those made after a count, and a component takes back the
+// identity it had.
+func TestIdentities(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch := build(t, e, "c", adp("rest-in", "a", nil))
+	before := e.Made()
+	if _, err := ch.AddComponent(mediation.KindAdapter, "rest-out", "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	ids := e.Identities(before)
+	if len(ids) != 1 || ids[0].Chain != "c" || ids[0].ID != "b" || ids[0].UUID == "" {
+		t.Fatalf("Identities after one more = %+v, want b's", ids)
+	}
+	if n := len(e.Identities(0)); n != 2 {
+		t.Errorf("Identities(0) has %d, want both", n)
+	}
+	when := time.Date(2013, 4, 18, 10, 0, 0, 0, time.UTC)
+	if err := ch.SetIdentity("a", "c/a/kept", when); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := ch.Component("a")
+	if info.UUID != "c/a/kept" || !info.Created.Equal(when) {
+		t.Errorf("after SetIdentity: %s %v", info.UUID, info.Created)
+	}
+	if err := ch.SetIdentity("nope", "x", when); errKind(err) != "not found" {
+		t.Errorf("SetIdentity of an unknown component = %v, want not found", err)
+	}
+	if err := ch.SetIdentity("a", "", when); errKind(err) != "invalid" {
+		t.Errorf("SetIdentity without a UUID = %v, want invalid", err)
+	}
 }

@@ -64,7 +64,7 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 	if err != nil {
 		return nil, err
 	}
-	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(),
+	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(), made: ch.eng.made.Add(1),
 		props: props, in: in, out: out, border: t.Kind == KindAdapter && t.Pattern == PatternInOut}
 	if t.Stateless {
 		c.g = newGate()

@@ -83,9 +83,11 @@ type State struct {
 // journal, its header, which holds only the journal's generation.
 type record struct {
 	Journal int `json:"journal,omitempty"`
-	// Clock, when set, is the clock as the change For left it (see Wrap).
-	Clock *meta     `json:"clock,omitempty"`
-	For   *recordID `json:"for,omitempty"`
+	// Clock, when set, is the clock as the change For left it; Identities
+	// the components it made (see Wrap).
+	Clock      *meta                `json:"clock,omitempty"`
+	Identities []mediation.Identity `json:"identities,omitempty"`
+	For        *recordID            `json:"for,omitempty"`
 	// Void, when set, names a change the server refused for want of disk
 	// (507): it is not replayed (see Wrap).
 	Void *recordID `json:"void,omitempty"`
@@ -122,6 +124,8 @@ type meta struct {
 	Paused      bool                  `json:"paused"`
 	Environment sim.EnvironmentUpdate `json:"environment"`
 	Stopped     []string              `json:"stoppedChains,omitempty"`
+	// Identities are the components' UUIDs and creation times.
+	Identities []mediation.Identity `json:"identities,omitempty"`
 }
 
 // Open opens the state directory: it loads the newest snapshot into the
@@ -324,7 +328,17 @@ func (s *State) loadSnapshot(g int) error {
 			ch.Stop()
 		}
 	}
+	s.setIdentities(m.Identities)
 	return nil
+}
+
+// setIdentities gives the components the identities recorded for them.
+func (s *State) setIdentities(ids []mediation.Identity) {
+	for _, id := range ids {
+		if ch, err := s.cfg.Engine.Chain(id.Chain); err == nil {
+			ch.SetIdentity(id.ID, id.UUID, id.Created)
+		}
+	}
 }
 
 // journalInfo is what checkJournals found in a journal.
@@ -433,7 +447,9 @@ func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error 
 			return fmt.Errorf("%s: a record is not a change: %v", path, err)
 		}
 		switch {
-		case r.Clock != nil && r.For != nil && r.For.Journal < first:
+		case (r.Clock != nil || r.Identities != nil) && r.For != nil && r.For.Journal < first:
+		case r.Identities != nil:
+			s.setIdentities(r.Identities)
 		case r.Clock != nil:
 			c := r.Clock
 			if _, err := s.cfg.Home.UpdateClock(sim.ClockUpdate{StartDate: &c.StartDate, CurrentTime: &c.Time, Factor: &c.Factor, Pause: &c.Paused}); err != nil {
@@ -565,9 +581,18 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		// The answer waits until the clock the change left is on disk too:
 		// replayed, a pause or a new factor would otherwise take effect at
 		// the instant of the replay, not at the one it had.
-		before := s.cfg.Home.Clock()
+		before, made := s.cfg.Home.Clock(), s.cfg.Engine.Made()
 		held := &heldAnswer{w: w}
 		h.ServeHTTP(held, r)
+		// The components a change made keep their UUIDs and creation
+		// times at replay.
+		if s.cfg.Engine.Made() != made {
+			if ids := s.cfg.Engine.Identities(made); len(ids) > 0 {
+				if err := s.append(record{Identities: ids, For: &recordID{Journal: g, Seq: seq}}); err != nil {
+					s.log.Warn("the identities of the components a change made were not journaled: after a crash, they get new ones", "err", err)
+				}
+			}
+		}
 		if c := s.cfg.Home.Clock(); clockMoved(before, c) {
 			if err := s.append(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause},
 				For: &recordID{Journal: g, Seq: seq}}); err != nil {
@@ -737,6 +762,7 @@ func (s *State) capture(home, chains io.Writer) (meta, error) {
 	if err := dscilia.Write(chains, &doc); err != nil {
 		return meta{}, err
 	}
+	m.Identities = s.cfg.Engine.Identities(0)
 	c := h.Clock()
 	m.Format = metaFormat
 	m.StartDate, m.Time, m.Factor, m.Paused = c.StartDate, c.CurrentTime, c.Factor, c.Pause

@@ -739,3 +739,44 @@ func TestStateClockRecordAfterASnapshot(t *testing.T) {
 		t.Errorf("restored at %d, the snapshot's time was %d: %d ms set back", got.CurrentTime, live.CurrentTime, live.CurrentTime-got.CurrentTime)
 	}
 }
+
+// TestStateKeepsComponentIdentities: components come back with the UUIDs
+// and creation dates they had, from a snapshot and from the journal.
+func TestStateKeepsComponentIdentities(t *testing.T) {
+	for _, close := range []bool{true, false} {
+		t.Run(map[bool]string{true: "from the snapshot", false: "from the journal"}[close], func(t *testing.T) {
+			dir := t.TempDir()
+			s, _ := open(t, dir)
+			for _, c := range []struct{ method, path, ctype, body string }{
+				{"POST", "/mediation/c", "", ""},
+				{"POST", "/mediation/c/adapter/rest-in/in", "", ""},
+				{"PUT", "/mediation/c/components", "application/x-www-form-urlencoded", "command=copy&from=in&to=in2"},
+				{"POST", "/mediation/?placeholders=true", "application/xml", `<cilia><chain id="x"><mediators><mediator-instance id="m" type="Mock"/></mediators></chain></cilia>`},
+			} {
+				s.mock.Add(time.Minute) // creation dates apart from the restart's
+				if rec := s.do(t, c.method, c.path, c.ctype, c.body); rec.Code != 200 {
+					t.Fatalf("%s %s = %d %s", c.method, c.path, rec.Code, rec.Body)
+				}
+			}
+			paths := []string{"/mediation/c/components/in", "/mediation/c/components/in2", "/mediation/x/components/m"}
+			want := map[string]string{}
+			for _, p := range paths {
+				want[p] = s.do(t, "GET", p, "", "").Body.String()
+			}
+			if close {
+				if err := s.st.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s2, _ := open(t, dir)
+			defer s2.st.Close()
+			got := map[string]string{}
+			for _, p := range paths {
+				got[p] = s2.do(t, "GET", p, "", "").Body.String()
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("components after the restart (-before +after):\n%s", d)
+			}
+		})
+	}
+}

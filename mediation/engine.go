@@ -116,7 +116,7 @@ func (e *Engine) CreateChain(id string) (*Chain, error) {
 		return nil, errorf(ErrConflict, "chain %s already exists", id)
 	}
 	if len(e.chains) >= e.maxChains {
-		return nil, errorf(ErrBusy, "the engine has %d chains, the most it may hold (MaxChains); delete one first", len(e.chains))
+		return nil, errorf(ErrBusy, "the engine has %d chains, the most it may hold (the engine's MaxChains; the server's -max-chains); delete one first", len(e.chains))
 	}
 	ch := newChain(e, id)
 	e.chains[id] = ch

@@ -165,7 +165,7 @@ func (r *run) Drop(n int) {
 
 // exhausted is the error of a spent budget.
 func (c *cause) exhausted(ch *Chain) error {
-	return errorf(ErrBusy, "chain %s: one message caused more than %d deliveries (the engine's MaxDeliveries); the rest were dropped", ch.id, c.limit)
+	return errorf(ErrBusy, "chain %s: one message caused more than %d deliveries (the engine's MaxDeliveries; the server's -max-deliveries); the rest were dropped", ch.id, c.limit)
 }
 
 // Send injects m into the chain through component id, as SendContext does,

@@ -58,7 +58,7 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 		return nil, errorf(ErrConflict, "component %s already exists in chain %s", id, ch.id)
 	}
 	if len(ch.order) >= ch.eng.maxComponents {
-		return nil, errorf(ErrBusy, "chain %s has %d components, the most it may have (MaxComponents)", ch.id, len(ch.order))
+		return nil, errorf(ErrBusy, "chain %s has %d components, the most it may have (the engine's MaxComponents; the server's -max-components)", ch.id, len(ch.order))
 	}
 	impl, in, out, err := ch.build(t, id, props)
 	if err != nil {
@@ -521,7 +521,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 		return BindingInfo{}, errorf(ErrConflict, "binding %s -> %s already exists", from, to)
 	}
 	if len(ch.bindings) >= ch.eng.maxBindings {
-		return BindingInfo{}, errorf(ErrBusy, "chain %s has %d bindings, the most it may have (MaxBindings)", ch.id, len(ch.bindings))
+		return BindingInfo{}, errorf(ErrBusy, "chain %s has %d bindings, the most it may have (the engine's MaxBindings; the server's -max-bindings)", ch.id, len(ch.bindings))
 	}
 	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
 	b.source.Store(fc)

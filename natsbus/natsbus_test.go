@@ -3,7 +3,9 @@ package natsbus_test
 import (
 	"encoding/json"
 	"fmt"
+	"net"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -492,5 +494,27 @@ func TestLoopThroughASubjectEnds(t *testing.T) {
 	}
 	if len(sink) != 0 || info.Counters.In > 3 {
 		t.Errorf("after the loop: %d more messages reached the sink, nats-out took %d (want 3: one sent, one back from each nats-in)", len(sink), info.Counters.In)
+	}
+}
+
+// TestServerOnAPortInUse: an embedded server asked for a port in use fails
+// at once, naming the address.
+func TestServerOnAPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	for _, cfg := range []natsbus.ServerConfig{{Addr: addr, StoreDir: t.TempDir()}, {Addr: "127.0.0.1:0", MQTTAddr: addr, StoreDir: t.TempDir()}} {
+		s, err := natsbus.StartServer(cfg)
+		if err == nil {
+			s.Shutdown()
+			t.Errorf("StartServer(%+v) = nil error on a port in use", cfg)
+			continue
+		}
+		if !strings.Contains(err.Error(), "address already in use") {
+			t.Errorf("StartServer(%+v) = %v, want the port's error", cfg, err)
+		}
 	}
 }

@@ -40,6 +40,13 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("NATS address: %w", err)
 	}
+	if port != 0 {
+		// A port in use fails at once, rather than after the server's
+		// wait for readiness.
+		if err := checkFree(host, port); err != nil {
+			return nil, fmt.Errorf("NATS address: %w", err)
+		}
+	}
 	s := &Server{}
 	opts := &server.Options{Host: host, Port: port, JetStream: true, StoreDir: cfg.StoreDir,
 		ServerName: "pervasim", NoSigs: true, NoLog: true, MaxPayload: 8 << 20}
@@ -63,6 +70,9 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 				s.removeTemp()
 				return nil, fmt.Errorf("MQTT address: %w", err)
 			}
+		} else if err := checkFree(mh, mp); err != nil {
+			s.removeTemp()
+			return nil, fmt.Errorf("MQTT address: %w", err)
 		}
 		opts.MQTT = server.MQTTOpts{Host: mh, Port: mp}
 		s.mqttAddr = net.JoinHostPort(mh, strconv.Itoa(mp))
@@ -92,6 +102,15 @@ func splitAddr(addr string) (string, int, error) {
 		return "", 0, fmt.Errorf("port %q: want 0 to 65535", p)
 	}
 	return host, port, nil
+}
+
+// checkFree fails when host:port cannot be listened on now (in use).
+func checkFree(host string, port int) error {
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	if err != nil {
+		return err
+	}
+	return ln.Close()
 }
 
 // freePort returns a port free on host now.

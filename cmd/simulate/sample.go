@@ -65,6 +65,15 @@ func (s *sampler) close() {
 	}
 }
 
+// layout is the CSV's time format: local time, with its UTC offset unless
+// the zone is UTC (a time zone's clock repeats an hour in autumn).
+func (s *sampler) layout() string {
+	if s.loc == time.UTC {
+		return "2006-01-02T15:04:05"
+	}
+	return "2006-01-02T15:04:05-07:00"
+}
+
 // set puts a value in the row being taken, adding its column if new.
 func (s *sampler) set(col, value string) {
 	i, ok := s.index[col]
@@ -91,7 +100,7 @@ func (s *sampler) take() error {
 	s.end = at
 	s.n++
 	clear(s.row)
-	s.row = append(s.row[:0], at.In(s.loc).Format("2006-01-02T15:04:05"))
+	s.row = append(s.row[:0], at.In(s.loc).Format(s.layout()))
 	for _, z := range s.home.Zones() {
 		zi, ok := s.zoneIdx[z.ID]
 		if !ok {

@@ -338,3 +338,22 @@ func TestSimulateOutputOpenedFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulateCSVTimesWithOffset: in a time zone with summer time, CSV
+// times carry their UTC offset, so the hour the clock repeats in autumn
+// reads twice, apart.
+func TestSimulateCSVTimesWithOffset(t *testing.T) {
+	files, stderr, err := simulate(t, "-start", "2024-10-27T01:00:00", "-tz", "Europe/Paris", "-for", "3h", "-every", "30m", "-csv", "out.csv", "testdata/morning.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	var times []string
+	for _, line := range strings.Split(strings.TrimSpace(string(files["out.csv"])), "\n")[1:] {
+		times = append(times, strings.Split(line, ",")[0])
+	}
+	want := []string{"2024-10-27T01:00:00+02:00", "2024-10-27T01:30:00+02:00", "2024-10-27T02:00:00+02:00", "2024-10-27T02:30:00+02:00",
+		"2024-10-27T02:00:00+01:00", "2024-10-27T02:30:00+01:00", "2024-10-27T03:00:00+01:00"}
+	if d := cmp.Diff(want, times); d != "" {
+		t.Errorf("CSV times (-want +got):\n%s", d)
+	}
+}

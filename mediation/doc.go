@@ -97,8 +97,10 @@
 //
 // A chain is "idle" until started, then "started" or "stopped". While it is
 // not started, nothing is processed: Send is refused, queue links keep
-// their messages, periodic components do not tick; components and bindings
-// may still be added and changed. Start resumes everything where it was.
+// their messages, periodic components do not tick, and components that take
+// messages in from outside (Stopper, such as a NATS subscription) take none;
+// components and bindings may still be added and changed. Start resumes
+// everything where it was (Announcer components announce again).
 //
 // Chain.Replace swaps a component for another without losing, duplicating
 // or reordering messages: the bindings keep their identity and only their

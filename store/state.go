@@ -222,6 +222,19 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	if err := syncDir(cfg.Dir); err != nil {
 		return false, err
 	}
+	// What the replay made is kept as it came out at once: a change
+	// journaled whose follow-up (the identities of the components it made,
+	// the clock it left) a crash cut off is replayed the same way at every
+	// later start only once a snapshot holds it.
+	replayed := 0
+	for _, j := range js {
+		replayed += j.changes
+	}
+	if replayed > 0 {
+		if err := s.Snapshot(); err != nil {
+			s.log.Warn("no snapshot after the replay", "err", err)
+		}
+	}
 	go s.run()
 	return restored, nil
 }

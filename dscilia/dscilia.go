@@ -576,7 +576,7 @@ func xmlEscape(b *bytes.Buffer, s string) {
 		panic(errNotXML{s})
 	}
 	for _, r := range s {
-		if !xmlChar(r) {
+		if !xmlcharset.Char(r) {
 			panic(errNotXML{s})
 		}
 		switch r {
@@ -611,7 +611,7 @@ func writeProperties(b *bytes.Buffer, props map[string]any, indent int) error {
 		writeAttr(b, "name", k)
 		switch v := props[k].(type) {
 		case string:
-			if !xmlText(v) {
+			if !xmlcharset.Text(v) {
 				if err := writeJSON(b, v); err != nil {
 					return fmt.Errorf("property %s: %w", k, err)
 				}
@@ -658,14 +658,12 @@ func writeProperties(b *bytes.Buffer, props map[string]any, indent int) error {
 }
 
 // writeJSON ends a property element with v as a value of type json, which
-// carries what XML cannot: JSON escapes control characters, and U+FFFE and
-// U+FFFF are escaped here.
+// carries what XML cannot (xmlcharset.JSON).
 func writeJSON(b *bytes.Buffer, v any) error {
-	j, err := json.Marshal(v)
+	s, err := xmlcharset.JSON(v)
 	if err != nil {
 		return err
 	}
-	s := strings.NewReplacer("\uFFFE", `\ufffe`, "\uFFFF", `\uffff`).Replace(string(j))
 	writeAttr(b, "type", "json")
 	writeAttr(b, "value", s)
 	b.WriteString("/>\n")
@@ -676,7 +674,7 @@ func writeJSON(b *bytes.Buffer, v any) error {
 // that m can be written as items.
 func allStrings(m map[string]any) bool {
 	for _, v := range m {
-		if s, ok := v.(string); !ok || !xmlText(s) {
+		if s, ok := v.(string); !ok || !xmlcharset.Text(s) {
 			return false
 		}
 	}
@@ -687,7 +685,7 @@ func allStrings(m map[string]any) bool {
 // it, so that it can be written as nested properties or items.
 func xmlKeys(m map[string]any) bool {
 	for k, v := range m {
-		if !xmlText(k) {
+		if !xmlcharset.Text(k) {
 			return false
 		}
 		if sub, ok := v.(map[string]any); ok && !xmlKeys(sub) {
@@ -695,23 +693,4 @@ func xmlKeys(m map[string]any) bool {
 		}
 	}
 	return true
-}
-
-// xmlText reports whether an attribute can hold s: valid UTF-8 and only
-// characters XML 1.0 allows.
-func xmlText(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if !xmlChar(r) {
-			return false
-		}
-	}
-	return true
-}
-
-// xmlChar reports whether XML 1.0 allows r.
-func xmlChar(r rune) bool {
-	return r == 0x9 || r == 0xA || r == 0xD || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
 }

@@ -352,6 +352,15 @@ func (c *comp) announce() {
 	c.holding(func(r *run) { c.exclusive(r, func() error { return a.Announce(r) }) })
 }
 
+// unbound stops c if the chain is started and c has no out binding any
+// more (a binding removed, what it fed removed, its bindings handed to
+// another by Replace): see Stopper. ch.mu is held.
+func (c *comp) unbound() {
+	if c.ch.state.Load() == stStarted && !c.bound() {
+		c.stop()
+	}
+}
+
 // stop runs a Stopper (the chain stops, or c was left without an out
 // binding); ch.mu is held.
 func (c *comp) stop() {

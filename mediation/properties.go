@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/pervasim/pervasim/internal/xmlcharset"
 )
 
 // Limits of ParseProperties.
@@ -120,7 +122,7 @@ func propMarshal(v any) (string, error) {
 // or invalid UTF-8; values may hold any (DSCilia writes them as JSON).
 func checkProps(props map[string]any) error {
 	for k := range props {
-		if !textName(k) {
+		if !xmlcharset.Text(k) {
 			return errorf(ErrInvalid, "property name %q holds a control character (or U+FFFE, U+FFFF, invalid UTF-8), which a chain file cannot carry", k)
 		}
 	}
@@ -128,19 +130,6 @@ func checkProps(props map[string]any) error {
 		return errorf(ErrInvalid, "properties: nesting deeper than %d", propMaxDepth)
 	}
 	return nil
-}
-
-// textName reports whether a property name is text XML can carry.
-func textName(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-	}
-	return true
 }
 
 // tooDeep reports whether v, at depth, holds a map or slice deeper than

@@ -82,12 +82,10 @@ func (ch *Chain) Replace(from, to string) error {
 	ch.rebuildRoutes(f)
 	ch.topoEnd()
 	f.unlock()
+	f.unbound() // it takes nothing in any more
 	if ch.state.Load() == stStarted {
 		t.flushNow()
-		// t now has f's bindings, as if they were added: it announces
-		// (a nats-in subscribes); f, unbound, takes nothing in any more.
-		f.stop()
-		t.announce()
+		t.announce() // t has f's bindings, as if they were added
 	}
 	return nil
 }

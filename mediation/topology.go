@@ -229,12 +229,8 @@ func (ch *Chain) RemoveComponent(kind Kind, id string) error {
 	delete(next, id)
 	ch.comps.Store(&next)
 	ch.order = slices.DeleteFunc(ch.order, func(x *comp) bool { return x == c })
-	if ch.state.Load() == stStarted {
-		for _, s := range sources {
-			if !s.bound() {
-				s.stop()
-			}
-		}
+	for _, s := range sources {
+		s.unbound()
 	}
 	return nil
 }
@@ -599,8 +595,6 @@ func (ch *Chain) Unbind(from, to string) error {
 	ch.rebuildRoutes(b.from)
 	ch.topoEnd()
 	ch.dropBinding(b)
-	if ch.state.Load() == stStarted && !b.from.bound() {
-		b.from.stop()
-	}
+	b.from.unbound()
 	return nil
 }

@@ -98,6 +98,16 @@ func build(tb testing.TB, e *mediation.Engine, id string, comps []comp, binds []
 	return ch
 }
 
+// publisher builds chain "from" in e: what is sent into its component
+// "in" a nats-out publishes on subject.
+func publisher(tb testing.TB, e *mediation.Engine, subject string) *mediation.Chain {
+	tb.Helper()
+	return build(tb, e, "from", []comp{
+		{mediation.KindAdapter, "rest-in", "in", nil},
+		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": subject}},
+	}, []bind{{"in:out", "out:in", "", nil}})
+}
+
 // receive takes n messages from a sink, or fails when they do not come
 // within a long time (a hang, not a speed check).
 func receive(tb testing.TB, sink chan mediation.Message, n int) []mediation.Message {
@@ -141,10 +151,7 @@ func sent(n int) []mediation.Message {
 func TestAdaptersAcrossEngines(t *testing.T) {
 	s, nc := startNATS(t)
 	e1, _ := engine(t, nc)
-	from := build(t, e1, "from", []comp{
-		{mediation.KindAdapter, "rest-in", "in", nil},
-		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "test.data"}},
-	}, []bind{{"in:out", "out:in", "", nil}})
+	from := publisher(t, e1, "test.data")
 	e2, sink := engine(t, connect(t, s.URL()))
 	build(t, e2, "to", []comp{
 		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "test.*"}},
@@ -357,10 +364,7 @@ func FuzzDecode(f *testing.F) {
 func TestQueueGroup(t *testing.T) {
 	s, nc := startNATS(t)
 	e1, _ := engine(t, nc)
-	from := build(t, e1, "from", []comp{
-		{mediation.KindAdapter, "rest-in", "in", nil},
-		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "work"}},
-	}, []bind{{"in:out", "out:in", "", nil}})
+	from := publisher(t, e1, "work")
 	both := make(chan mediation.Message, 1000)
 	for _, name := range []string{"w1", "w2"} {
 		e, sink := engine(t, connect(t, s.URL()))
@@ -401,10 +405,7 @@ func TestQueueGroup(t *testing.T) {
 func TestNATSInTakesNothingWhileStopped(t *testing.T) {
 	s, nc := startNATS(t)
 	e1, _ := engine(t, nc)
-	from := build(t, e1, "from", []comp{
-		{mediation.KindAdapter, "rest-in", "in", nil},
-		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "work"}},
-	}, []bind{{"in:out", "out:in", "", nil}})
+	from := publisher(t, e1, "work")
 	send := func(n int) {
 		t.Helper()
 		for i := range n {

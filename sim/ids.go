@@ -1,6 +1,10 @@
 package sim
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/pervasim/pervasim/internal/xmlcharset"
+)
 
 // MaxIDLength is the longest id, in bytes, accepted for a zone, device or
 // person, and the longest property or variable name.
@@ -78,7 +82,7 @@ func checkWord(what, s string, max int) error {
 	if err := checkText(what, s, false, max); err != nil {
 		return err
 	}
-	if !xmlSafe(s) {
+	if !xmlcharset.Text(s) {
 		return invalidf("%s %q holds a control character (or U+FFFE, U+FFFF), which a script cannot carry", what, truncate(s))
 	}
 	return nil

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"bytes"
-	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/pervasim/pervasim/internal/xmlcharset"
 )
 
 // WriteScript writes the current state of h as a script (see [Script]) that,
@@ -182,7 +183,7 @@ func (sw *scriptWriter) elem(cmd string, attrs ...string) {
 	sw.buf.WriteString("\t<")
 	sw.buf.WriteString(cmd)
 	for i := 0; i+1 < len(attrs); i += 2 {
-		if !xmlSafe(attrs[i+1]) {
+		if !xmlcharset.Text(attrs[i+1]) {
 			sw.fail(invalidf("%s: attribute %s: %q holds a character that XML cannot carry", cmd, attrs[i], truncate(attrs[i+1])))
 		}
 		sw.buf.WriteString(" ")
@@ -421,7 +422,7 @@ func kindValueText(spec PropertySpec, v any) (text, typ string, err error) {
 	case bool:
 		return strconv.FormatBool(x), "", nil
 	case string:
-		if xmlSafe(x) {
+		if xmlcharset.Text(x) {
 			return x, "", nil
 		}
 		text, err := jsonText(x)
@@ -438,7 +439,7 @@ func freeValueText(v any) (text, typ string, err error) {
 	case bool:
 		return strconv.FormatBool(x), "boolean", nil
 	case string:
-		if xmlSafe(x) {
+		if xmlcharset.Text(x) {
 			return x, "string", nil
 		}
 		text, err := jsonText(x)
@@ -450,31 +451,17 @@ func freeValueText(v any) (text, typ string, err error) {
 	return "", "", invalidf("value is %s, not a JSON value", describe(v))
 }
 
-// jsonText encodes v as JSON that XML can carry: characters XML cannot carry
-// are escaped as \uXXXX (they only occur inside JSON strings).
+// jsonText encodes v as JSON that XML can carry (xmlcharset.JSON), refusing
+// invalid UTF-8, which could not be read back exactly.
 func jsonText(v any) (string, error) {
 	if !validUTF8Value(v) {
 		return "", invalidf("value holds invalid UTF-8, which cannot be written exactly")
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := xmlcharset.JSON(v)
+	if err != nil {
 		return "", invalidf("value cannot be written as JSON: %v", err)
 	}
-	out := bytes.TrimSuffix(b.Bytes(), []byte("\n"))
-	if xmlSafe(string(out)) {
-		return string(out), nil
-	}
-	var e bytes.Buffer
-	for _, r := range string(out) {
-		if xmlChar(r) {
-			e.WriteRune(r)
-		} else {
-			fmt.Fprintf(&e, `\u%04x`, r) // control characters are escaped by JSON already: only U+FFFE and U+FFFF remain
-		}
-	}
-	return e.String(), nil
+	return out, nil
 }
 
 // validUTF8Value reports whether every string and key in v is valid UTF-8.
@@ -493,28 +480,6 @@ func validUTF8Value(v any) bool {
 			if !utf8.ValidString(k) || !validUTF8Value(e) {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-// xmlChar reports whether XML 1.0 can carry r, as text or a character
-// reference.
-func xmlChar(r rune) bool {
-	return r == '\t' || r == '\n' || r == '\r' ||
-		r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
-}
-
-// xmlSafe reports whether s is valid UTF-8 made of characters XML can carry.
-func xmlSafe(s string) bool {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
-				return false
-			}
-		}
-		if !xmlChar(r) {
-			return false
 		}
 	}
 	return true

@@ -83,14 +83,14 @@ type State struct {
 // journal, its header, which holds only the journal's generation.
 type record struct {
 	Journal int `json:"journal,omitempty"`
-	// Clock, when set, is the clock as the change For left it; Identities
-	// the components it made (see Wrap).
+	// For, when set, makes this record what the change For left that its
+	// own record could not say (see Wrap): that the server refused it for
+	// want of disk (Void: it is not replayed), the clock it left, the
+	// identities of the components it made.
+	For        *recordID            `json:"for,omitempty"`
+	Void       bool                 `json:"void,omitempty"`
 	Clock      *meta                `json:"clock,omitempty"`
 	Identities []mediation.Identity `json:"identities,omitempty"`
-	For        *recordID            `json:"for,omitempty"`
-	// Void, when set, names a change the server refused for want of disk
-	// (507): it is not replayed (see Wrap).
-	Void *recordID `json:"void,omitempty"`
 
 	Method string `json:"method,omitempty"`
 	Path   string `json:"path"` // decoded, as url.URL's Path
@@ -400,8 +400,8 @@ func (s *State) checkJournals(base int, all []int, strict bool) ([]journalInfo, 
 			if err := json.Unmarshal(payload, &r); err != nil {
 				return fmt.Errorf("%w: %s: record %d is not a change: %v", ErrCorrupt, path, seq, err)
 			}
-			if r.Void != nil {
-				voids[*r.Void] = true
+			if r.Void && r.For != nil {
+				voids[*r.For] = true
 			}
 			switch {
 			case r.Journal == 0:
@@ -440,8 +440,7 @@ func (s *State) checkJournals(base int, all []int, strict bool) ([]journalInfo, 
 		case i < len(js)-1 || j.changes > 0:
 			return nil, nil, fmt.Errorf("%w: %s lacks its header", ErrCorrupt, s.journalPath(j.g))
 		}
-		switch {
-		case j.torn && later > 0:
+		if j.torn && later > 0 {
 			return nil, nil, fmt.Errorf("%w: %s is cut short at byte %d, and later journals hold changes", ErrCorrupt, s.journalPath(j.g), j.good)
 		}
 	}
@@ -460,16 +459,20 @@ func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error 
 			return fmt.Errorf("%s: a record is not a change: %v", path, err)
 		}
 		switch {
-		case (r.Clock != nil || r.Identities != nil) && r.For != nil && r.For.Journal < first:
-		case r.Identities != nil:
-			s.setIdentities(r.Identities)
-		case r.Clock != nil:
-			c := r.Clock
-			if _, err := s.cfg.Home.UpdateClock(sim.ClockUpdate{StartDate: &c.StartDate, CurrentTime: &c.Time, Factor: &c.Factor, Pause: &c.Paused}); err != nil {
-				return fmt.Errorf("%w: %s: the clock of a change: %v", ErrCorrupt, path, err)
+		case r.Journal != 0: // the header
+		case r.For == nil:
+			if !voids[recordID{j.g, seq}] {
+				s.apply(r)
 			}
-		case r.Journal == 0 && r.Void == nil && !voids[recordID{j.g, seq}]:
-			s.apply(r)
+		case r.Void || r.For.Journal < first:
+			// Not replayed, or in the snapshot with what it left.
+		default:
+			s.setIdentities(r.Identities)
+			if c := r.Clock; c != nil {
+				if _, err := s.cfg.Home.UpdateClock(sim.ClockUpdate{StartDate: &c.StartDate, CurrentTime: &c.Time, Factor: &c.Factor, Pause: &c.Paused}); err != nil {
+					return fmt.Errorf("%w: %s: the clock of a change: %v", ErrCorrupt, path, err)
+				}
+			}
 		}
 		return nil
 	})
@@ -591,33 +594,26 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		// The answer waits until the clock the change left is on disk too:
-		// replayed, a pause or a new factor would otherwise take effect at
-		// the instant of the replay, not at the one it had.
 		before, made := s.cfg.Home.Clock(), s.cfg.Engine.Made()
 		held := &heldAnswer{w: w}
 		h.ServeHTTP(held, r)
-		// The components a change made keep their UUIDs and creation
-		// times at replay.
+		// What the change left that its own record cannot say goes to the
+		// journal in one more record, before the answer: the identities of
+		// the components it made (kept at replay), the clock it left (a
+		// pause or a new factor would otherwise take effect at the instant
+		// of the replay), and that it was refused for want of disk (a
+		// script the scripts directory could not take: not made at replay
+		// either, when there may be room).
+		after := record{For: &recordID{Journal: g, Seq: seq}, Void: held.status == http.StatusInsufficientStorage}
 		if s.cfg.Engine.Made() != made {
-			if ids := s.cfg.Engine.Identities(made); len(ids) > 0 {
-				if err := s.append(record{Identities: ids, For: &recordID{Journal: g, Seq: seq}}); err != nil {
-					s.log.Warn("the identities of the components a change made were not journaled: after a crash, they get new ones", "err", err)
-				}
-			}
+			after.Identities = s.cfg.Engine.Identities(made)
 		}
 		if c := s.cfg.Home.Clock(); clockMoved(before, c) {
-			if err := s.append(record{Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause},
-				For: &recordID{Journal: g, Seq: seq}}); err != nil {
-				s.log.Warn("the clock a change left was not journaled: after a crash, the change takes effect at the instant of the restart", "err", err)
-			}
+			after.Clock = &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}
 		}
-		// A change refused for want of disk (a script the scripts
-		// directory could not take) may well be taken at replay, when
-		// there is room: it is voided first.
-		if held.status == http.StatusInsufficientStorage {
-			if err := s.append(record{Void: &recordID{Journal: g, Seq: seq}}); err != nil {
-				s.log.Warn("a change refused for want of disk was not voided: after a crash, it may be made", "err", err)
+		if after.Void || after.Identities != nil || after.Clock != nil {
+			if err := s.append(after); err != nil {
+				s.log.Warn("what a change left was not journaled: after a crash, it may be made again, or its clock instant or new components' identities differ", "err", err)
 			}
 		}
 		held.send()

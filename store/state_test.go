@@ -818,3 +818,31 @@ func TestStateSameAfterEveryRestart(t *testing.T) {
 		t.Errorf("the component differs from start to start:\n%s", strings.Join(uuids, "\n"))
 	}
 }
+
+// TestJournaled: which requests are changes the state keeps.
+func TestJournaled(t *testing.T) {
+	for _, tt := range []struct {
+		method, path string
+		want         bool
+	}{
+		{"GET", "/platform/zones/zones", false},
+		{"HEAD", "/platform/zones/zones", false},
+		{"OPTIONS", "/platform/zones/zone", false},
+		{"POST", "/platform/zones/zone", true},
+		{"PUT", "/platform/devices/device/data", true},
+		{"DELETE", "/platform/zones/zone/script", true},
+		{"POST", "/platform/scriptPlayer/script", true},         // an upload
+		{"PUT", "/platform/scriptPlayer/script/day.bhv", false}, // playing it
+		{"POST", "/mediation/runtime/c/components/in/data", false},
+		{"POST", "/mediation/data/mediator/passthrough/data", true},
+		{"POST", "/mediation/data", true},
+		{"PUT", "/mediation/runtime/c/start", true},
+		{"POST", "/homes/lab", false},
+		{"POST", "/homes/lab/platform/zones/zone", false},
+		{"POST", "/icasa/zones/zone", true},
+	} {
+		if got := store.Journaled(httptest.NewRequest(tt.method, tt.path, nil)); got != tt.want {
+			t.Errorf("Journaled(%s %s) = %v, want %v", tt.method, tt.path, got, tt.want)
+		}
+	}
+}

@@ -173,7 +173,6 @@ func loadChains(engine *mediation.Engine, paths []string, placeholders bool) err
 }
 
 func run(args []string, stdout, stderr io.Writer) (err error) {
-	tickEngine := func() {}
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -229,8 +228,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	// The chains, once the scripts' first instant has made the devices
 	// their adapters name.
 	var chainErr error
+	var engineClock *clock.Mock // follows simulated time, with -chains
 	if len(o.chains) > 0 {
-		engineClock := clock.NewMock()
+		engineClock = clock.NewMock()
 		engineClock.Set(start)
 		engine := mediation.NewEngine(mediation.Config{Clock: engineClock, Output: stderr})
 		defer engine.Close()
@@ -240,7 +240,6 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		defer b.Close()
 		home.After(0, func() { chainErr = loadChains(engine, o.chains, o.holders) })
-		tickEngine = func() { engineClock.Set(home.Now()) }
 	}
 	total := end
 	if o.dur > 0 {
@@ -314,7 +313,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 				return err
 			}
 			done += step
-			tickEngine()
+			if engineClock != nil {
+				engineClock.Set(home.Now())
+			}
 			if err := samples.take(); err != nil {
 				return err
 			}

@@ -1,20 +1,73 @@
-// Package xmlcharset reads XML files in the single-byte encodings that
-// files written by Java tools often declare (ISO-8859-1, Windows-1252,
-// US-ASCII) besides UTF-8: iCasa's scripts and Cilia's chain files were
-// written by such tools. ToUTF8 converts a document's bytes up front (so
-// that byte offsets, and the lines counted from them, are those of the
-// text the decoder reads), and Converted is the Decoder.CharsetReader that
-// lets encoding/xml read the converted bytes despite their declaration.
+// Package xmlcharset is what pervasim's XML files (iCasa's scripts,
+// Cilia's chain files) need of character sets, read and written.
+//
+// Reading: besides UTF-8, the single-byte encodings that files written by
+// Java tools often declare (ISO-8859-1, Windows-1252, US-ASCII). ToUTF8
+// converts a document's bytes up front (so that byte offsets, and the
+// lines counted from them, are those of the text the decoder reads), and
+// Converted is the Decoder.CharsetReader that lets encoding/xml read the
+// converted bytes despite their declaration.
+//
+// Writing: the characters XML 1.0 can carry (Char, Text), and JSON text
+// that an attribute can carry whatever the value holds (JSON).
 package xmlcharset
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 )
+
+// Char reports whether XML 1.0 can carry r, as text or as a character
+// reference: not a control character but tab, line feed and carriage
+// return, nor U+FFFE or U+FFFF.
+func Char(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' ||
+		r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// Text reports whether s is valid UTF-8 made of characters XML can carry.
+func Text(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if !Char(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// JSON encodes v as JSON (without escaping HTML's characters) that XML can
+// carry: JSON escapes control characters itself, and the characters XML
+// cannot carry that are left (U+FFFE, U+FFFF) are escaped as \uXXXX too.
+// Invalid UTF-8 in a string becomes U+FFFD, as encoding/json makes it.
+func JSON(v any) (string, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return "", err
+	}
+	out := string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	if Text(out) {
+		return out, nil
+	}
+	var e strings.Builder
+	for _, r := range out {
+		if Char(r) {
+			e.WriteRune(r)
+		} else {
+			fmt.Fprintf(&e, `\u%04x`, r)
+		}
+	}
+	return e.String(), nil
+}
 
 // declaration finds the encoding of an XML declaration.
 var declaration = regexp.MustCompile(`^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']`)

@@ -2,7 +2,9 @@ package xmlcharset_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -44,5 +46,31 @@ func TestDecoder(t *testing.T) {
 	}
 	if err := d.Decode(&z); err != nil || z.Name != "séjour" {
 		t.Errorf("Decode = %q, %v; want séjour", z.Name, err)
+	}
+}
+
+// TestText: what XML 1.0 carries, and JSON of any value that it carries.
+func TestText(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		want bool
+	}{
+		{"plain <&>\"'", true}, {"tab\tline\nreturn\r", true}, {"é😀", true},
+		{"bell\x07", false}, {"nul\x00", false}, {"\uFFFE", false}, {"\uFFFF", false}, {"bad \xff", false},
+	} {
+		if got := xmlcharset.Text(tt.s); got != tt.want {
+			t.Errorf("Text(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+	for _, v := range []any{"a\x01b", "x\uFFFEy\uFFFF", map[string]any{"k\x02": []any{"<&>", 1.5, nil}}} {
+		out, err := xmlcharset.JSON(v)
+		if err != nil || !xmlcharset.Text(out) {
+			t.Errorf("JSON(%q) = %q, %v; want text XML carries", v, out, err)
+			continue
+		}
+		var back any
+		if err := json.Unmarshal([]byte(out), &back); err != nil || !reflect.DeepEqual(back, v) {
+			t.Errorf("JSON(%q) = %q reads back as %q, %v", v, out, back, err)
+		}
 	}
 }

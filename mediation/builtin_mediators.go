@@ -28,18 +28,21 @@ const (
 // the constructor and only read; console writes whole lines to the engine's
 // output, which serialises writes); the splitter counts the messages it
 // splits, the aggregator keeps groups, rest-out keeps messages and
-// number-generator its random source: those are stateful.
+// number-generator its random source: those are stateful. Passthrough,
+// filter, router and translator forward the properties they receive
+// untouched (propsKept); the enricher sizes what
+// it changes (propsSized).
 func builtinTypes() []Type {
 	in, out := []string{"in"}, []string{"out"}
 	return []Type{
-		{Name: "passthrough", Kind: KindMediator, Stateless: true, In: in, Out: out,
+		{Name: "passthrough", Kind: KindMediator, Stateless: true, props: propsKept, In: in, Out: out,
 			Doc: "Forwards every message unchanged.", New: newPassthrough},
-		{Name: "enricher", Kind: KindMediator, Stateless: true, In: in, Out: out,
+		{Name: "enricher", Kind: KindMediator, Stateless: true, props: propsSized, In: in, Out: out,
 			Doc: "Adds each of its own properties to the properties of every message.", New: newEnricher},
-		{Name: "filter", Kind: KindMediator, Stateless: true, In: in, Out: out, Properties: map[string]any{"condition": ""},
+		{Name: "filter", Kind: KindMediator, Stateless: true, props: propsKept, In: in, Out: out, Properties: map[string]any{"condition": ""},
 			Doc: "Forwards the messages that match condition (an LDAP filter on properties, then map content); drops the others.",
 			New: newFilter},
-		{Name: "router", Kind: KindMediator, Stateless: true, In: in, Out: []string{"default"},
+		{Name: "router", Kind: KindMediator, Stateless: true, props: propsKept, In: in, Out: []string{"default"},
 			Properties: map[string]any{"conditions": map[string]any{}, "default": "default"},
 			Doc: "Sends each message to every out port whose condition matches (conditions maps LDAP filter to port), " +
 				"else to the default port. Its out ports are those named in conditions plus default.",
@@ -56,7 +59,7 @@ func builtinTypes() []Type {
 				"It holds at most max-groups groups, max-messages messages (default 10000) and max-bytes bytes (default 64 MiB), " +
 				"dropping the oldest groups past them; a group larger than max-messages is refused.",
 			New: newAggregator},
-		{Name: "translator", Kind: KindMediator, Stateless: true, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
+		{Name: "translator", Kind: KindMediator, Stateless: true, props: propsKept, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
 			Doc: "Replaces whole words of string content according to dictionary (a map from word to word).", New: newTranslator},
 
 		{Name: "rest-in", Kind: KindAdapter, Stateless: true, Pattern: PatternInOnly, Out: out,
@@ -88,33 +91,75 @@ type enricher struct {
 	keys  []string
 	vals  []any
 	clone []bool // needsClone(vals[i]), decided once: each message gets its own copy
+	sizes []int  // what mapSize counts for entry i
+	size  int    // mapSize of a map of the entries alone
 }
 
 func newEnricher(props map[string]any, _ Env) (any, error) {
 	e := &enricher{keys: sortedKeys(props)}
+	e.size = mapSize(map[string]any{}, 0)
 	for _, k := range e.keys {
 		v := props[k]
 		e.vals = append(e.vals, v)
 		e.clone = append(e.clone, needsClone(v))
+		e.sizes = append(e.sizes, entrySize(k, v, 0))
+		e.size += e.sizes[len(e.sizes)-1]
 	}
 	return e, nil
 }
 
+// Process adds the enricher's properties to m's. Given the size a queue
+// counted for m's properties (see run.propsSize), it tells the run the
+// size of the result, so that a queue ahead need not walk them.
 func (e *enricher) Process(_ string, m Message, out Emitter) error {
-	if len(e.keys) > 0 {
-		if m.Properties == nil {
-			m.Properties = make(map[string]any, len(e.keys))
+	if len(e.keys) == 0 {
+		out.Emit("out", m)
+		return nil
+	}
+	r, _ := out.(*run)
+	ps := -1
+	if m.Properties == nil {
+		m.Properties = make(map[string]any, len(e.keys))
+		for i, k := range e.keys {
+			m.Properties[k] = e.value(i)
+		}
+		ps = e.size
+	} else {
+		if r != nil {
+			ps = r.propsSize(m)
 		}
 		for i, k := range e.keys {
-			v := e.vals[i]
-			if e.clone[i] {
-				v = cloneValue(v)
+			if ps >= 0 {
+				if old, ok := m.Properties[k]; ok {
+					ps -= entrySize(k, old, 0)
+				}
+				ps += e.sizes[i]
 			}
-			m.Properties[k] = v
+			m.Properties[k] = e.value(i)
 		}
 	}
-	out.Emit("out", m)
+	if r == nil {
+		out.Emit("out", m)
+		return nil
+	}
+	// What r.in said is now of m's properties as they were; the
+	// components upstream gave m away and do not emit it again.
+	in, inSize := r.in, r.inSize
+	r.in, r.inSize = 0, 0
+	if ps >= 0 {
+		r.in, r.inSize = mapAddr(m.Properties), ps
+	}
+	r.Emit("out", m)
+	r.in, r.inSize = in, inSize
 	return nil
+}
+
+// value returns the value of property i for one message.
+func (e *enricher) value(i int) any {
+	if e.clone[i] {
+		return cloneValue(e.vals[i])
+	}
+	return e.vals[i]
 }
 
 // filter.

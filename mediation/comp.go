@@ -123,9 +123,23 @@ func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
 }
 
 // call calls the processor, counting errors and recovering panics; r's
-// frame is c's. An error of kind ErrBusy (a bound the component reached) is
-// also the cause's.
+// frame is c's. A component that may change the properties of what it
+// receives does not see the size a queue counted for them (run.in), nor
+// do the components it emits to.
 func (c *comp) call(port string, m Message, r *run) {
+	if r.in != 0 && c.typ.props == propsChanged {
+		in := r.in
+		r.in = 0
+		c.invoke(port, m, r)
+		r.in = in
+		return
+	}
+	c.invoke(port, m, r)
+}
+
+// invoke is call. An error of kind ErrBusy (a bound the component reached)
+// is also the cause's.
+func (c *comp) invoke(port string, m Message, r *run) {
 	s := r.s
 	if c.proc == nil {
 		c.addDropped(s, 1)

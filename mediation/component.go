@@ -308,7 +308,25 @@ type Type struct {
 	// built-in passthrough, enricher, filter, router, translator, rest-in
 	// and console are stateless.
 	Stateless bool
+
+	// props says what the type does with the Properties of the messages
+	// it receives (see run.propsSize); only built-in types say anything
+	// but propsChanged.
+	props propsHandling
 }
+
+// propsHandling is what a type does with the Properties of the messages it
+// receives.
+type propsHandling uint8
+
+const (
+	// propsChanged: it may change them (the default).
+	propsChanged propsHandling = iota
+	// propsKept: it never changes them.
+	propsKept
+	// propsSized: it changes them and tells the run their new size.
+	propsSized
+)
 
 // TypeInfo describes a registered type, as listed by Registry.Types (and
 // GET /runtime/types). TypeInfo is a plain value, safe for concurrent use as long as nobody modifies it.

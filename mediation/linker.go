@@ -146,9 +146,10 @@ func (queueLinker) NewLink(props map[string]any, to Receiver) (Link, error) {
 // queued is a message in a queue, with the budget of the message that
 // caused it.
 type queued struct {
-	m    Message
-	c    *cause
-	size int
+	m     Message
+	c     *cause
+	size  int // messageSize(m)
+	psize int // mapSize(m.Properties)
 }
 
 // Tuning of a queue's delivering goroutine.
@@ -229,11 +230,15 @@ type queueLink struct {
 // cacheLine is the size of a cache line, for padding.
 const cacheLine = 64
 
-func (q *queueLink) Send(m Message) error { return q.push(m, nil) }
+func (q *queueLink) Send(m Message) error { return q.push(m, nil, -1) }
 
-// push appends m, caused by c (nil: unknown).
-func (q *queueLink) push(m Message, c *cause) error {
-	size := messageSize(m)
+// push appends m, caused by c (nil: unknown); ps is mapSize(m.Properties)
+// when the sender knows it, else -1.
+func (q *queueLink) push(m Message, c *cause, ps int) error {
+	if ps < 0 {
+		ps = mapSize(m.Properties, 0)
+	}
+	size := messageBase + valueSize(m.Content, 0) + ps
 	if c != nil {
 		c.share() // before the goroutine can see it
 	}
@@ -253,7 +258,7 @@ func (q *queueLink) push(m Message, c *cause) error {
 	if i >= len(q.buf) {
 		i -= len(q.buf)
 	}
-	q.buf[i] = queued{m: m, c: c, size: size}
+	q.buf[i] = queued{m: m, c: c, size: size, psize: ps}
 	q.n++
 	q.bytes += size
 	q.setFull()

@@ -77,8 +77,11 @@ func cloneValue(v any) any {
 // components may hold: strings and byte slices by their length, maps and
 // slices by their entries, plus a fixed overhead per value.
 func messageSize(m Message) int {
-	return 64 + valueSize(m.Content, 0) + mapSize(m.Properties, 0)
+	return messageBase + valueSize(m.Content, 0) + mapSize(m.Properties, 0)
 }
+
+// messageBase is what messageSize counts for a message itself.
+const messageBase = 64
 
 func valueSize(v any, depth int) int {
 	if depth > 100 {
@@ -114,7 +117,10 @@ func mapSize(m map[string]any, depth int) int {
 	}
 	n := 48
 	for k, v := range m {
-		n += 16 + len(k) + valueSize(v, depth+1)
+		n += entrySize(k, v, depth)
 	}
 	return n
 }
+
+// entrySize is what mapSize counts for the entry k: v of a map at depth.
+func entrySize(k string, v any, depth int) int { return 16 + len(k) + valueSize(v, depth+1) }

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // DefaultSendTimeout is how long Chain.Send waits by default for room in
@@ -106,8 +107,14 @@ type run struct {
 	frame
 	cz     *cause
 	stripe uint32
-	spare  *cause               // the cause of an earlier entry, not shared: reused
-	_      [stripePad - 56]byte // written by every delivery: nothing else on its lines
+	spare  *cause // the cause of an earlier entry, not shared: reused
+	// The properties of the message a queue delivers, and what the queue
+	// counted for them (mapSize), while the components it reaches forward
+	// them untouched: their map's address (compared only, while the
+	// message is alive; 0: none) and size. See propsSize.
+	in     uintptr
+	inSize int
+	_      [stripePad - 72]byte // written by every delivery: nothing else on its lines
 }
 
 // newRun returns a run, from the pool, with a budget of limit deliveries.
@@ -129,7 +136,7 @@ func (r *run) release() {
 	if cz := r.cz; cz != nil && !cz.shared.Load() {
 		r.spare = cz
 	}
-	r.cz, r.frame = nil, frame{}
+	r.cz, r.frame, r.in = nil, frame{}, 0
 	runPool.Put(r)
 }
 
@@ -409,6 +416,7 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 func (r *run) fanout(bs []*binding, m Message) {
 	c, s, cz := r.c, r.s, r.cz
 	last := len(bs) - 1
+	ps := -2 // m's propsSize once a queue needs it (a copy's is the same)
 	for i, b := range bs {
 		mm := m
 		if i < last {
@@ -420,7 +428,10 @@ func (r *run) fanout(bs []*binding, m Message) {
 			b.deliver(mm, r)
 			continue
 		case b.queue != nil:
-			err = b.queue.push(mm, cz)
+			if ps == -2 {
+				ps = r.propsSize(m)
+			}
+			err = b.queue.push(mm, cz, ps)
 		default:
 			err = b.link.Send(mm)
 		}
@@ -432,6 +443,25 @@ func (r *run) fanout(bs []*binding, m Message) {
 		}
 	}
 }
+
+// propsSize returns mapSize(m.Properties) when it is known without walking
+// them, else -1: none, or those of the message a queue delivers, still in
+// the same map, when every component that it went through since handles
+// properties in a way that keeps r.in true (Type.props). A queue counts the
+// bytes of every message it holds (max-bytes); walking the same properties
+// at each queue of a chain was an eighth of a queued message's cost.
+func (r *run) propsSize(m Message) int {
+	if m.Properties == nil {
+		return 0
+	}
+	if r.in != 0 && mapAddr(m.Properties) == r.in {
+		return r.inSize
+	}
+	return -1
+}
+
+// mapAddr returns the address of map p (0 for nil), for identity.
+func mapAddr(p map[string]any) uintptr { return uintptr(*(*unsafe.Pointer)(unsafe.Pointer(&p))) }
 
 // Receive implements Receiver for the binding's link: a delivery with a
 // budget of its own.
@@ -464,10 +494,11 @@ func (b *binding) receiveBatch(r *run, items []queued, q *queueLink) error {
 			cz.reset(b.ch.eng.maxDeliveries)
 		}
 		r.cz = cz
+		r.in, r.inSize = mapAddr(items[i].m.Properties), items[i].psize
 		b.deliver(items[i].m, r)
 		q.deliveredOne(items)
 	}
-	r.cz = nil
+	r.cz, r.in = nil, 0
 	return nil
 }
 

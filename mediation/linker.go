@@ -171,9 +171,10 @@ const (
 // components are still taken, up to maxBytes, past which Send fails and the
 // message is dropped.
 //
-// The goroutine takes up to queueBatch messages at a time: it copies them
-// out under the lock and delivers them outside it, and removes them from
-// the ring once delivered, all at the end of the batch, or, while a sender
+// The goroutine takes up to queueBatch messages at a time: it notes under
+// the lock where they are in the ring, delivers them from there outside it
+// (producers only write past them, and a ring grown meanwhile holds the
+// same messages), and removes them from the ring once delivered, all at the end of the batch, or, while a sender
 // waits for room, every step messages (capacity/8, at least one) so that
 // room comes back in steps and not one message at a time. A message stays
 // in the ring, counting towards the capacity, until it is removed, so a
@@ -338,33 +339,52 @@ func (q *queueLink) arm() { q.stop.Store(false) }
 // queue delivered in one entry into the chain, each with the budget of the
 // message that caused it (see binding.receiveBatch).
 type batchReceiver interface {
-	receiveBatch(r *run, items []queued, q *queueLink) error
+	receiveBatch(r *run, b batch, q *queueLink) error
+}
+
+// batch is the messages the goroutine delivers at once: k messages of
+// ring, from head on (wrapping round).
+type batch struct {
+	ring    []queued
+	head, k int
+}
+
+// at returns message i of b.
+func (b *batch) at(i int) *queued {
+	j := b.head + i
+	if j >= len(b.ring) {
+		j -= len(b.ring)
+	}
+	return &b.ring[j]
 }
 
 // next reports whether the goroutine may deliver message i of its batch:
 // the first always, the others unless Stop was called.
 func (q *queueLink) next(i int) bool { return i == 0 || !q.stop.Load() }
 
-// deliveredOne records that the goroutine delivered one more message of batch;
-// while a sender waits for room, every step messages are removed.
-func (q *queueLink) deliveredOne(batch []queued) {
+// deliveredOne records that the goroutine delivered one more message of its
+// batch; while a sender waits for room, every step messages are removed.
+func (q *queueLink) deliveredOne() {
 	q.delivered++
 	q.progress.Store(int64(q.delivered - q.removed))
 	if q.delivered-q.removed >= q.step && q.waited.Load() {
 		q.mu.Lock()
-		q.release(batch)
+		q.release()
 		q.mu.Unlock()
 	}
 }
 
-// release removes from the ring the delivered messages of batch not yet
-// removed; q.mu is held.
-func (q *queueLink) release(batch []queued) {
-	size := 0
-	for i := q.removed; i < q.delivered; i++ {
-		size += batch[i].size
+// release removes from the ring the delivered messages of the goroutine's
+// batch not yet removed, which are at its head; q.mu is held.
+func (q *queueLink) release() {
+	n, size := q.delivered-q.removed, 0
+	for i, j := 0, q.head; i < n; i++ {
+		size += q.buf[j].size
+		if j++; j == len(q.buf) {
+			j = 0
+		}
 	}
-	q.remove(q.delivered-q.removed, size)
+	q.remove(n, size)
 	q.removed = q.delivered
 	q.progress.Store(0)
 }
@@ -373,7 +393,6 @@ func (q *queueLink) loop(done chan struct{}) {
 	defer close(done)
 	br, _ := q.to.(batchReceiver)
 	r := &run{stripe: stripeSeq.Add(1) - 1}
-	batch := make([]queued, 0, min(q.capacity, queueBatch))
 	q.mu.Lock()
 	for {
 		if q.n == 0 && q.running {
@@ -392,32 +411,27 @@ func (q *queueLink) loop(done chan struct{}) {
 			q.mu.Unlock()
 			return
 		}
-		k := min(q.n, cap(batch))
-		batch = batch[:k]
-		if j := copy(batch, q.buf[q.head:min(q.head+k, len(q.buf))]); j < k {
-			copy(batch[j:], q.buf[:k-j])
-		}
+		b := batch{ring: q.buf, head: q.head, k: min(q.n, q.capacity, queueBatch)}
 		q.delivered, q.removed = 0, 0
 		q.mu.Unlock()
 
 		var err error
 		if br != nil {
-			err = br.receiveBatch(r, batch, q)
+			err = br.receiveBatch(r, b, q)
 		} else {
-			for i := range batch {
+			for i := range b.k {
 				if !q.next(i) {
 					break
 				}
-				if err = q.to.Receive(batch[i].m); err != nil {
+				if err = q.to.Receive(b.at(i).m); err != nil {
 					break
 				}
-				q.deliveredOne(batch)
+				q.deliveredOne()
 			}
 		}
 
 		q.mu.Lock()
-		q.release(batch)
-		clear(batch)
+		q.release()
 		if err != nil {
 			// The chain is stopping: keep what was not delivered and wait
 			// for Stop.

@@ -480,23 +480,24 @@ func (b *binding) Receive(m Message) error {
 // engine did not queue), on the link's run r, telling q of each (q.deliveredOne).
 // It stops early, after a delivery, when q says so (q.next). It delivers
 // nothing and fails when the chain is neither started nor stopping.
-func (b *binding) receiveBatch(r *run, items []queued, q *queueLink) error {
+func (b *binding) receiveBatch(r *run, items batch, q *queueLink) error {
 	if !b.ch.delivering() {
 		return errNotStarted
 	}
-	for i := range items {
+	for i := range items.k {
 		if !q.next(i) {
 			break
 		}
-		cz := items[i].c
+		it := items.at(i)
+		cz := it.c
 		if cz == nil {
 			cz = new(cause)
 			cz.reset(b.ch.eng.maxDeliveries)
 		}
 		r.cz = cz
-		r.in, r.inSize = mapAddr(items[i].m.Properties), items[i].psize
-		b.deliver(items[i].m, r)
-		q.deliveredOne(items)
+		r.in, r.inSize = mapAddr(it.m.Properties), it.psize
+		b.deliver(it.m, r)
+		q.deliveredOne()
 	}
 	r.cz, r.in = nil, 0
 	return nil

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -445,9 +446,14 @@ func TestEventStreamResume(t *testing.T) {
 			t.Errorf("stream resumed at the last event (-want +got):\n%s", diff)
 		}
 		for _, old := range []string{"0", "999", "not-a-number"} {
+			seq, now := home.EventSeq(), home.Now().UnixMilli()
 			got = streamOnce(t, h, old, func() { set(7) })
-			if !strings.Contains(got, "event: reset") {
-				t.Errorf("Last-Event-ID %s: no reset event in %q", old, got)
+			// The reset has the envelope of an event: the last change
+			// and the simulated time when it was sent.
+			want := `event: reset` + "\n" + `data: {"eventType":"reset","id":"` + strconv.FormatUint(seq, 10) + `","time":` +
+				strconv.FormatInt(now, 10) + `,"reason":"the events since Last-Event-ID are no longer kept: read the state again"}` + "\n\n"
+			if !strings.Contains(got, want) {
+				t.Errorf("Last-Event-ID %s: no reset event %q in %q", old, want, got)
 			}
 		}
 		// Long after the last client left, the history is gone: a reset.

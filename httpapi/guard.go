@@ -29,7 +29,9 @@ func (e *forbiddenError) Is(err error) bool { return err == errForbidden }
 //  2. Token: with a token set, Authorization: Bearer <token> (or, for the
 //     event stream, which a browser's EventSource cannot give headers, the
 //     access_token query parameter), except for GET /healthz, the house
-//     plan's own files (and / that leads there) and CORS preflights.
+//     plan's own files (and / that leads there) and CORS preflights (OPTIONS
+//     with an Origin and Access-Control-Request-Method, which a browser
+//     sends without credentials).
 //  3. Origin: a request that may change state (any method but GET, HEAD and
 //     OPTIONS) from a browser must come from an allowed origin: a loopback
 //     origin (http or https, localhost, 127.0.0.1 or [::1], any port), the
@@ -70,20 +72,25 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 			g.hosts[strings.TrimSuffix(h, ".")] = true
 		}
 	}
-	health := map[string]bool{pre + "/healthz": true, platformRoot + "/healthz": true}
 	homes := cfg.Homes != nil
 	g.exempt = func(r *http.Request) bool {
 		p := r.URL.Path
 		if homes && underHome(p) {
 			return true // the home's own guard, with the same token, decides
 		}
-		return r.Method == http.MethodOptions ||
+		return preflight(r) ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(health[p] || p == pre+"/" || p == pre+"/openapi.json" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/"))
+				(p == pre+"/healthz" || p == pre+"/" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/"))
 	}
 	events := map[string]bool{pre + "/events": true, platformRoot + "/events": true}
 	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }
 	return g
+}
+
+// preflight reports whether r is a browser's CORS preflight, which cannot
+// carry the token: OPTIONS with an Origin, asking for a method.
+func preflight(r *http.Request) bool {
+	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" && r.Header.Get("Access-Control-Request-Method") != ""
 }
 
 // underHome reports whether p is a path inside a home of /homes

@@ -13,6 +13,7 @@ import (
 // guardRequest is one request of the guard's tests.
 type guardRequest struct {
 	method, path, host, origin, contentType, auth, body string
+	preflight                                           string // Access-Control-Request-Method
 }
 
 func (g guardRequest) send(h http.Handler) *httptest.ResponseRecorder {
@@ -30,7 +31,8 @@ func (g guardRequest) send(h http.Handler) *httptest.ResponseRecorder {
 	if r.Host == "" {
 		r.Host = "127.0.0.1:8080"
 	}
-	for k, v := range map[string]string{"Origin": g.origin, "Content-Type": g.contentType, "Authorization": g.auth} {
+	for k, v := range map[string]string{"Origin": g.origin, "Content-Type": g.contentType, "Authorization": g.auth,
+		"Access-Control-Request-Method": g.preflight} {
 		if v != "" {
 			r.Header.Set(k, v)
 		}
@@ -255,10 +257,18 @@ func TestToken(t *testing.T) {
 		{"mediation without", guardRequest{method: "GET", path: "/mediation"}, 403},
 		{"the token in a query, not for the API", guardRequest{method: "GET", path: "/platform/zones/zones?access_token=s3cret"}, 403},
 		{"health", guardRequest{method: "GET", path: "/healthz"}, 200},
-		{"health under the root", guardRequest{method: "GET", path: "/platform/healthz"}, 200},
+		{"health, HEAD", guardRequest{method: "HEAD", path: "/healthz"}, 200},
+		{"health under the root", guardRequest{method: "GET", path: "/platform/healthz"}, 403},
+		{"health under the root with the token", guardRequest{method: "GET", path: "/platform/healthz", auth: "Bearer s3cret"}, 200},
 		{"the house plan", guardRequest{method: "GET", path: "/simulator"}, 200},
 		{"its script", guardRequest{method: "GET", path: "/simulator/app.js"}, 200},
-		{"a preflight", guardRequest{method: "OPTIONS", path: "/platform/zones/zone", origin: "http://localhost:3000"}, 200},
+		{"the way to it", guardRequest{method: "GET", path: "/"}, 302},
+		{"the OpenAPI document", guardRequest{method: "GET", path: "/openapi.json"}, 403},
+		{"the OpenAPI document with the token", guardRequest{method: "GET", path: "/openapi.json", auth: "Bearer s3cret"}, 200},
+		{"a preflight", guardRequest{method: "OPTIONS", path: "/platform/zones/zone", origin: "http://localhost:3000", preflight: "PUT"}, 200},
+		{"OPTIONS that is no preflight (no Origin)", guardRequest{method: "OPTIONS", path: "/platform/zones/zone", preflight: "PUT"}, 403},
+		{"OPTIONS that is no preflight (no method asked)", guardRequest{method: "OPTIONS", path: "/platform/zones/zone", origin: "http://localhost:3000"}, 403},
+		{"OPTIONS with the token", guardRequest{method: "OPTIONS", path: "/platform/zones/zone", auth: "Bearer s3cret"}, 200},
 	}
 	for _, tt := range tests {
 		rec := tt.req.send(h)

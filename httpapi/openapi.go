@@ -270,8 +270,8 @@ func openAPI(pre, p, m string, homes bool) []byte {
 
 	add(pre+"/", "GET", op{summary: "Leads to the house plan", status: http.StatusFound, errors: []int{}, open: true})
 	add(pre+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}, open: true})
-	add(p+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}, open: true})
-	add(pre+"/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}, open: true})
+	add(p+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
+	add(pre+"/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}})
 	add(pre+"/simulator", "GET", op{summary: "The house plan (HTML)", ok: obj{"text/html": obj{"schema": obj{"type": "string"}}}, errors: []int{404}, open: true})
 	add(pre+"/simulator/{file}", "GET", op{summary: "The house plan's files", params: []obj{pathParam("file", "app.js, style.css, …")},
 		ok: obj{"*/*": obj{"schema": obj{"type": "string"}}}, errors: []int{404}, open: true})

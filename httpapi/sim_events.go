@@ -272,8 +272,18 @@ func (hub *eventHub) close() {
 }
 
 // resetFrame tells a client that reconnected too late that it missed
-// events no longer known: it must read the state again.
-var resetFrame = []byte("event: reset\ndata: {\"eventType\":\"reset\",\"reason\":\"the events since Last-Event-ID are no longer kept: read the state again\"}\n\n")
+// events no longer known: it must read the state again. Its envelope is an
+// event's: id is the sequence number of the home's last change (the state
+// to read is at least that one) and time the simulated time, in ms.
+func resetFrame(h *sim.Home) []byte {
+	data, _ := json.Marshal(struct {
+		EventType string `json:"eventType"`
+		ID        string `json:"id"`
+		Time      int64  `json:"time"`
+		Reason    string `json:"reason"`
+	}{"reset", strconv.FormatUint(h.EventSeq(), 10), h.Now().UnixMilli(), "the events since Last-Event-ID are no longer kept: read the state again"})
+	return append(append([]byte("event: reset\ndata: "), data...), "\n\n"...)
+}
 
 // handleEvents streams every change of the home as Server-Sent Events: the
 // iCasa event name as "event:", the JSON envelope as "data:", the event's
@@ -320,7 +330,7 @@ func (s *server) handleEvents() http.Handler {
 		sent := lastSeen // frames up to it are the client's already
 		if gap {
 			sent = 0
-			if _, err := w.Write(resetFrame); err != nil {
+			if _, err := w.Write(resetFrame(s.home)); err != nil {
 				return
 			}
 		}

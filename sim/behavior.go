@@ -17,8 +17,9 @@ import (
 //
 // A deactivated device has no effect on the simulation: Heat, Light,
 // Consumption, Opening and Noise count only while it is activated. A faulty
-// device keeps its derived properties: Derive and Persons do not run while
-// its fault is "yes".
+// device keeps its derived properties (a faulty sensor keeps its readings):
+// Derive, Persons and Tick do not run while its fault is "yes", unless
+// DeriveWhenFaulty says that Derive does.
 type Behavior struct {
 	// Heat returns the thermal power, in watts, that the device adds to its
 	// zone's heat balance; negative removes heat. Heaters and coolers have it.
@@ -50,6 +51,11 @@ type Behavior struct {
 	// it. It runs when the device is created, changed or moved and when its
 	// zone changes; its changes are part of that change.
 	Derive func(c *DeviceContext)
+	// DeriveWhenFaulty makes Derive run while the device is faulty too:
+	// its derived properties are not readings but follow from its own
+	// properties and its zone, as a DimmerLight's max_illuminance does (a
+	// faulty light still lights its zone).
+	DeriveWhenFaulty bool
 	// Persons runs when a person enters, moves within or leaves the
 	// device's zone, and when a person in it is removed.
 	Persons func(c *DeviceContext, m PersonMotion)

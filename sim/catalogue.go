@@ -117,6 +117,8 @@ var builtinKinds = []Kind{
 			Light:       func(p Props) float64 { return p.Number(PropPowerLevel) * p.Number(PropMaxPower) },
 			Consumption: func(p Props) float64 { return p.Number(PropPowerLevel) * p.Number(PropMaxPower) },
 			Derive:      deriveMaxIlluminance,
+			// max_illuminance is what the light would give: not a reading.
+			DeriveWhenFaulty: true,
 		},
 	},
 	{

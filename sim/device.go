@@ -405,7 +405,7 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 		*s.dst = int32(*s.v)
 	}
 	x, y := int(next.PositionX), int(next.PositionY)
-	moved, err := h.moveLocked(&x, &y, cur.location(), u.PositionX, u.PositionY, u.Location)
+	moved, err := h.moveLocked(&x, &y, u.PositionX, u.PositionY, u.Location)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -466,13 +466,14 @@ func setPosition(x, y *int, nx, ny *int) error {
 }
 
 // moveLocked applies a position change, or else a move to the centre of the
-// zone named by location when it differs from the current one, and reports
-// whether either was asked for (a device so moved is placed).
-func (h *Home) moveLocked(x, y *int, current string, nx, ny *int, location *string) (moved bool, err error) {
+// zone named by location (the current one too), and reports whether either
+// was asked for (a device so moved is placed). A location that names no
+// zone ("" and "unknown" included) is an error of kind ErrNotFound.
+func (h *Home) moveLocked(x, y *int, nx, ny *int, location *string) (moved bool, err error) {
 	if nx != nil || ny != nil {
 		return true, setPosition(x, y, nx, ny)
 	}
-	if location == nil || *location == "" || *location == current {
+	if location == nil {
 		return false, nil
 	}
 	z, ok := h.zones.get(*location)

@@ -390,6 +390,7 @@ func TestUpdateDeviceInvalidChangesNothing(t *testing.T) {
 		{"positionX below the plan", sim.DeviceUpdate{PositionX: ptr(-sim.MaxCoordinate - 1)}, sim.ErrInvalid},
 		{"positionY beyond MaxCoordinate", sim.DeviceUpdate{PositionY: ptr(sim.MaxCoordinate + 1)}, sim.ErrInvalid},
 		{"location of no zone", sim.DeviceUpdate{Location: ptr("attic")}, sim.ErrNotFound},
+		{"empty location", sim.DeviceUpdate{Location: ptr("")}, sim.ErrNotFound},
 		{"many valid changes and a bad fault", sim.DeviceUpdate{
 			Name: ptr("R"), PositionX: ptr(150), PositionY: ptr(50), Width: ptr(3), Height: ptr(4), State: ptr("deactivated"),
 			Properties: map[string]any{"heater.powerLevel": 0.5, "color": "blue", "owner": "Ann"}, Fault: ptr("maybe"),
@@ -497,8 +498,7 @@ func TestUpdateDeviceLocation(t *testing.T) {
 	}{
 		{"location only moves to the zone's centre", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{Location: ptr("bedroom")}, [2]int{250, 50}, "bedroom"},
 		{"location of an unplaced device", [2]*int{}, sim.DeviceUpdate{Location: ptr("kitchen")}, [2]int{50, 50}, "kitchen"},
-		{"location of the current zone keeps the position", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{Location: ptr("kitchen")}, [2]int{10, 10}, "kitchen"},
-		{"empty location does nothing", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{Location: ptr("")}, [2]int{10, 10}, "kitchen"},
+		{"location of the current zone moves to its centre", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{Location: ptr("kitchen")}, [2]int{50, 50}, "kitchen"},
 		{"position wins over location", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{PositionX: ptr(20), PositionY: ptr(30), Location: ptr("bedroom")}, [2]int{20, 30}, "kitchen"},
 		{"position moves out of every zone", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{PositionX: ptr(1000)}, [2]int{1000, 10}, ""},
 		{"position moves between zones", [2]*int{ptr(10), ptr(10)}, sim.DeviceUpdate{PositionX: ptr(300), PositionY: ptr(101)}, [2]int{300, 101}, "bedroom"},
@@ -596,6 +596,23 @@ func TestDimmerLightMaxIlluminance(t *testing.T) {
 			"in": maxIlluminance(40, 100, 200), "strong": maxIlluminance(250, 100, 200), "out": 0, "unplaced": 0}},
 		{"zone resized", func(t *testing.T) {
 			mustUpdateZone(t, h, "room", sim.ZoneUpdate{RightX: ptr(300)})
+		}, map[string]float64{
+			"in": maxIlluminance(40, 300, 200), "strong": maxIlluminance(250, 300, 200), "out": 0, "unplaced": 0}},
+		{"faulty: still follows its zone (a light is not a sensor)", func(t *testing.T) {
+			mustUpdateDevice(t, h, "in", sim.DeviceUpdate{Fault: ptr("yes")})
+			mustUpdateZone(t, h, "room", sim.ZoneUpdate{RightX: ptr(200)})
+		}, map[string]float64{
+			"in": maxIlluminance(40, 200, 200), "strong": maxIlluminance(250, 200, 200), "out": 0, "unplaced": 0}},
+		{"faulty and moved", func(t *testing.T) {
+			mustUpdateDevice(t, h, "in", sim.DeviceUpdate{PositionX: ptr(500)})
+			check(t, "in", 0)
+			mustUpdateZone(t, h, "room", sim.ZoneUpdate{RightX: ptr(300)})
+			mustUpdateDevice(t, h, "in", sim.DeviceUpdate{PositionX: ptr(50)})
+			check(t, "in", maxIlluminance(40, 300, 200))
+			mustUpdateDevice(t, h, "in", sim.DeviceUpdate{Fault: ptr("no")})
+			mustUpdateDevice(t, h, "out", sim.DeviceUpdate{Fault: ptr("yes")})
+			mustUpdateDevice(t, h, "out", sim.DeviceUpdate{PositionX: ptr(60), PositionY: ptr(60)})
+			mustUpdateDevice(t, h, "out", sim.DeviceUpdate{PositionX: ptr(500), PositionY: ptr(500), Fault: ptr("no")})
 		}, map[string]float64{
 			"in": maxIlluminance(40, 300, 200), "strong": maxIlluminance(250, 300, 200), "out": 0, "unplaced": 0}},
 		{"moved out of the zone", func(t *testing.T) {

@@ -375,10 +375,6 @@ func TestNoEventForFailureOrNoop(t *testing.T) {
 			_, err := h.UpdatePerson("p1", sim.PersonUpdate{Name: ptr("p1"), Type: ptr("MAN"), PositionX: ptr(10), PositionY: ptr(10)})
 			return err
 		}},
-		{"person sent to its own zone", false, func(h *sim.Home) error {
-			_, err := h.UpdatePerson("p1", sim.PersonUpdate{Location: ptr("kitchen")})
-			return err
-		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

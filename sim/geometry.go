@@ -30,9 +30,10 @@ func (z Zone) VolumeM3() float64 {
 	return z.AreaM2() * ZoneHeightUnits * PlanUnitMeters
 }
 
-// Centre returns the zone's centre, truncated to plan units.
+// Centre returns the zone's centre, truncated toward zero to plan units
+// as positions are (the centre of -11..0 is -5).
 func (z Zone) Centre() (x, y int) {
-	return z.LeftX + (z.RightX-z.LeftX)/2, z.TopY + (z.BottomY-z.TopY)/2
+	return (z.LeftX + z.RightX) / 2, (z.TopY + z.BottomY) / 2
 }
 
 // smallPlan is the number of zones up to which locateLocked tests every

@@ -345,6 +345,9 @@ func TestZoneMeasures(t *testing.T) {
 		{"square", sim.Zone{RightX: 100, BottomY: 100}, 50, 50, 1.96, 1.96 * 1.4},
 		{"odd sizes truncate the centre", sim.Zone{LeftX: 10, TopY: 20, RightX: 15, BottomY: 27}, 12, 23, 5 * 0.014 * 7 * 0.014, 5 * 0.014 * 7 * 0.014 * 1.4},
 		{"zero size", sim.Zone{LeftX: 7, TopY: 8, RightX: 7, BottomY: 8}, 7, 8, 0, 0},
+		{"negative odd sizes truncate toward zero", sim.Zone{LeftX: -11, TopY: -20, RightX: 0, BottomY: -13}, -5, -16, 11 * 0.014 * 7 * 0.014, 11 * 0.014 * 7 * 0.014 * 1.4},
+		{"across zero", sim.Zone{LeftX: -3, TopY: -10, RightX: 2, BottomY: 10}, 0, 0, 5 * 0.014 * 20 * 0.014, 5 * 0.014 * 20 * 0.014 * 1.4},
+		{"far coordinates", sim.Zone{LeftX: 999_999_999, TopY: -1_000_000_000, RightX: 1_000_000_000, BottomY: -999_999_999}, 999_999_999, -999_999_999, 0.014 * 0.014, 0.014 * 0.014 * 1.4},
 		{"Volume variable wins", sim.Zone{RightX: 100, BottomY: 100, Variables: map[string]float64{sim.VarVolume: 42}}, 50, 50, 1.96, 42},
 	}
 	for _, tt := range tests {

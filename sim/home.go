@@ -217,7 +217,12 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	return h.setClockLocked(u), nil
+	paused := h.clock.paused
+	c := h.setClockLocked(u)
+	if h.clock.paused != paused {
+		h.scriptFollowsClockLocked()
+	}
+	return c, nil
 }
 
 // setClockLocked applies a valid change to the clock: the schedule moves

@@ -163,7 +163,7 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 		}
 		next.Type = t
 	}
-	if _, err := h.moveLocked(&next.PositionX, &next.PositionY, cur.Location, u.PositionX, u.PositionY, u.Location); err != nil {
+	if _, err := h.moveLocked(&next.PositionX, &next.PositionY, u.PositionX, u.PositionY, u.Location); err != nil {
 		return Person{}, err
 	}
 	to, _ := h.placePersonLocked(&next)

@@ -156,8 +156,9 @@ func TestUpdatePerson(t *testing.T) {
 		{"location only moves to the zone's centre", sim.PersonUpdate{Location: ptr("bedroom")}, func(p *sim.Person) {
 			p.PositionX, p.PositionY, p.Location = 250, 50, "bedroom"
 		}},
-		{"location of the current zone keeps the position", sim.PersonUpdate{Location: ptr("kitchen")}, func(*sim.Person) {}},
-		{"empty location does nothing", sim.PersonUpdate{Location: ptr("")}, func(*sim.Person) {}},
+		{"location of the current zone moves to its centre", sim.PersonUpdate{Location: ptr("kitchen")}, func(p *sim.Person) {
+			p.PositionX, p.PositionY = 50, 50
+		}},
 		{"unplaced by position", sim.PersonUpdate{PositionX: ptr(-1), PositionY: ptr(-1)}, func(p *sim.Person) {
 			p.PositionX, p.PositionY, p.Location = -1, -1, "unknown"
 		}},
@@ -206,6 +207,8 @@ func TestUpdatePersonInvalidChangesNothing(t *testing.T) {
 		{"unknown type", sim.PersonUpdate{Type: ptr("Robot")}, sim.ErrInvalid},
 		{"empty type", sim.PersonUpdate{Type: ptr("")}, sim.ErrInvalid},
 		{"location of no zone", sim.PersonUpdate{Location: ptr("attic")}, sim.ErrNotFound},
+		{"empty location", sim.PersonUpdate{Location: ptr("")}, sim.ErrNotFound},
+		{"location unknown", sim.PersonUpdate{Location: ptr("unknown")}, sim.ErrNotFound},
 		{"location unknown", sim.PersonUpdate{Location: ptr("unknown")}, sim.ErrNotFound},
 		{"positionX below the plan", sim.PersonUpdate{PositionX: ptr(-sim.MaxCoordinate - 1)}, sim.ErrInvalid},
 		{"positionY beyond MaxCoordinate", sim.PersonUpdate{PositionY: ptr(sim.MaxCoordinate + 1)}, sim.ErrInvalid},

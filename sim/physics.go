@@ -531,11 +531,11 @@ func (h *Home) settleZoneEffectsLocked(d *device, z *Zone, recount bool) {
 }
 
 // deriveLocked runs the device's Derive behaviour as part of the change in
-// progress, unless the device is faulty, and reports whether it changed a
-// property.
+// progress, unless the device is faulty (and its kind does not say
+// DeriveWhenFaulty), and reports whether it changed a property.
 func (h *Home) deriveLocked(d *device) bool {
 	b := &d.kind.Behavior
-	if b.Derive == nil || d.faulty {
+	if b.Derive == nil || d.faulty && !b.DeriveWhenFaulty {
 		return false
 	}
 	c := h.contextLocked(d, false)

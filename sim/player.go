@@ -206,6 +206,8 @@ func (h *Home) ScriptSource(id string) ([]byte, error) {
 //     and each action runs when simulated time reaches its offset from the
 //     start. On a paused script, it resumes it (and the clock).
 //   - "paused" pauses the script and the clock; its remaining actions wait.
+//     Pausing or resuming the clock (UpdateClock) pauses or resumes the
+//     script that plays likewise.
 //   - "stopped" cancels the remaining actions.
 //
 // One script plays at a time: starting another while one is started or
@@ -319,19 +321,47 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 }
 
 func (h *Home) pauseScriptLocked(p *playerScript) {
-	h.cancelActionsLocked(p)
-	p.paused = h.nowLocked()
-	p.state = ScriptPaused
+	h.holdScriptLocked(p)
 	h.setClockLocked(ClockUpdate{Pause: new(true)})
 	h.publishScriptLocked(EventScriptPaused, p)
 }
 
 func (h *Home) resumeScriptLocked(p *playerScript) {
 	h.setClockLocked(ClockUpdate{Pause: new(bool)})
+	h.continueScriptLocked(p)
+	h.publishScriptLocked(EventScriptResumed, p)
+}
+
+// holdScriptLocked pauses p's timeline: its remaining actions wait.
+func (h *Home) holdScriptLocked(p *playerScript) {
+	h.cancelActionsLocked(p)
+	p.paused = h.nowLocked()
+	p.state = ScriptPaused
+}
+
+// continueScriptLocked goes on with p's timeline where it was held: the
+// simulated time that passed meanwhile does not count.
+func (h *Home) continueScriptLocked(p *playerScript) {
 	p.origin += h.nowLocked() - p.paused
 	p.state = ScriptStarted
 	h.scheduleActionsLocked(p)
-	h.publishScriptLocked(EventScriptResumed, p)
+}
+
+// scriptFollowsClockLocked pauses or resumes the script that plays, if
+// any, after a client paused or resumed the clock: as in iCasa, where a
+// playing script's state was the clock's, a script is paused exactly while
+// the clock is.
+func (h *Home) scriptFollowsClockLocked() {
+	for _, p := range h.scripts.list {
+		switch {
+		case p.state == ScriptStarted && h.clock.paused:
+			h.holdScriptLocked(p)
+			h.publishScriptLocked(EventScriptPaused, p)
+		case p.state == ScriptPaused && !h.clock.paused:
+			h.continueScriptLocked(p)
+			h.publishScriptLocked(EventScriptResumed, p)
+		}
+	}
 }
 
 func (h *Home) stopScriptLocked(p *playerScript) {

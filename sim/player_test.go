@@ -123,6 +123,53 @@ func TestPauseResumeStopScript(t *testing.T) {
 	}
 }
 
+// TestScriptFollowsTheClock: pausing and resuming the clock pauses and
+// resumes the script that plays, as in iCasa; its timeline waits meanwhile.
+func TestScriptFollowsTheClock(t *testing.T) {
+	h, _ := newHome(t)
+	mustAddScript(t, h, "two.bhv", twoStepScript)
+	mustSetScript(t, h, "two.bhv", "started")
+	mustAdvance(t, h, 5*time.Minute)
+	state := func(want string) {
+		t.Helper()
+		if s, _ := h.Script("two.bhv"); s.State != want {
+			t.Errorf("script state = %q, want %q", s.State, want)
+		}
+	}
+	pause := func(p bool) {
+		t.Helper()
+		if _, err := h.UpdateClock(sim.ClockUpdate{Pause: &p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pause(true)
+	state("paused")
+	mustAdvance(t, h, 3*time.Hour)
+	pause(false)
+	state("started")
+	mustAdvance(t, h, 4*time.Minute)
+	if len(h.Persons()) != 0 {
+		t.Fatal("the resumed script ran an action early")
+	}
+	mustAdvance(t, h, time.Minute)
+	if len(h.Persons()) != 1 {
+		t.Fatal("the script did not go on once the clock ran again")
+	}
+	// A factor change leaves it alone; a stopped script stays stopped.
+	if _, err := h.UpdateClock(sim.ClockUpdate{Factor: ptr(60)}); err != nil {
+		t.Fatal(err)
+	}
+	state("started")
+	mustSetScript(t, h, "two.bhv", "stopped")
+	pause(true)
+	pause(false)
+	state("stopped")
+	mustAdvance(t, h, 2*time.Hour)
+	if len(h.Devices()) != 0 {
+		t.Error("a stopped script went on when the clock ran again")
+	}
+}
+
 func TestScriptPlayerErrors(t *testing.T) {
 	h, _ := newHome(t)
 	mustAddScript(t, h, "a.bhv", twoStepScript)

@@ -793,6 +793,8 @@ func variedHome(tb testing.TB) *sim.Home {
 	c.updateDevice("cooler", sim.DeviceUpdate{Fault: sp("yes"), State: sp("deactivated"), Height: ip(12)})
 	c.check(h.CreateDevice(sim.DeviceSpec{ID: "dimmer", Type: "DimmerLight", PositionX: ip(500), PositionY: ip(400),
 		Properties: map[string]any{"power_level": 0.6, "max_power": 60.0}}))
+	c.check(h.CreateDevice(sim.DeviceSpec{ID: "dimmer-faulty", Type: "DimmerLight", PositionX: ip(620), PositionY: ip(520)}))
+	c.updateDevice("dimmer-faulty", yes) // a faulty light still works: its max_illuminance follows its zone
 	c.check(h.CreateDevice(sim.DeviceSpec{ID: "binary", Type: "BinaryLight", Properties: map[string]any{"power_status": true}}))
 	c.check(h.CreateDevice(sim.DeviceSpec{ID: "motion", Name: "Hall motion", Type: "MotionSensor", PositionX: ip(5), PositionY: ip(5)}))
 	c.updateDevice("motion", sim.DeviceUpdate{Width: ip(30), Height: ip(0)})

@@ -12,7 +12,10 @@
 // dispatcher (<content-based language><when condition sendTo/>, in any
 // namespace) is read as the properties "language" and "conditions" (a map
 // from condition to port). A chain marked extension="true" adds to a chain
-// of that id instead of making it. Other elements are skipped.
+// of that id instead of making it, and may reconfigure its components as
+// Cilia's .cfgcilia files do: a <mediator id> or <adapter id> (no type)
+// holds properties merged into that component's. A binding's deprecated
+// protocol attribute stands for its linker. Other elements are skipped.
 //
 // Values are strings unless the property's type attribute says otherwise:
 // Number (also Integer, Long, Float, Double), Boolean, or json (the value
@@ -58,6 +61,19 @@ type Chain struct {
 	Adapters  []Component
 	// Bindings are the bindings, in document order.
 	Bindings []Binding
+	// Reconfigurations are, in an extension, the <mediator id> and
+	// <adapter id> elements of Cilia's .cfgcilia format, in document order.
+	Reconfigurations []Reconfiguration
+}
+
+// Reconfiguration is a <mediator id> or <adapter id> of an extension:
+// properties to merge into an existing component of the chain, as
+// Chain.UpdateProperties does.
+type Reconfiguration struct {
+	ID string
+	// Adapter is set for an <adapter id>.
+	Adapter    bool
+	Properties map[string]any
 }
 
 // Component is a <mediator-instance> or an <adapter-instance>.
@@ -272,12 +288,26 @@ func (p *parser) chain(e xml.StartElement) (Chain, error) {
 	err := p.children(func(e xml.StartElement) error {
 		switch e.Name.Local {
 		case "mediators", "adapters":
+			section := e.Name.Local
 			want := "mediator-instance"
 			list := &ch.Mediators
 			if e.Name.Local == "adapters" {
 				want, list = "adapter-instance", &ch.Adapters
 			}
 			return p.children(func(e xml.StartElement) error {
+				if ch.Extension && e.Name.Local+"s" == section {
+					r := Reconfiguration{Adapter: section == "adapters"}
+					r.ID, _ = attr(e, "id")
+					if r.ID == "" {
+						return p.errorf("<%s> needs an id", e.Name.Local)
+					}
+					props, err := p.properties()
+					if len(props) > 0 {
+						r.Properties = props
+					}
+					ch.Reconfigurations = append(ch.Reconfigurations, r)
+					return err
+				}
 				if e.Name.Local != want {
 					return p.skip()
 				}
@@ -318,6 +348,17 @@ func (p *parser) component(e xml.StartElement) (Component, error) {
 	if c.ID == "" || c.Type == "" {
 		return c, p.errorf("<%s> needs an id and a type", e.Name.Local)
 	}
+	props, err := p.properties()
+	if len(props) > 0 {
+		c.Properties = props
+	}
+	return c, err
+}
+
+// properties reads the properties of the component element just started:
+// its <property> children, directly or under its <processor>, <dispatcher>
+// or <scheduler>, and a content-based dispatcher's conditions.
+func (p *parser) properties() (map[string]any, error) {
 	props := map[string]any{}
 	var section func(e xml.StartElement) error
 	section = func(e xml.StartElement) error {
@@ -356,13 +397,8 @@ func (p *parser) component(e xml.StartElement) (Component, error) {
 		}
 		return p.skip()
 	}
-	if err := p.children(section); err != nil {
-		return c, err
-	}
-	if len(props) > 0 {
-		c.Properties = props
-	}
-	return c, nil
+	err := p.children(section)
+	return props, err
 }
 
 // property reads a <property>: its value attribute (read by its type
@@ -374,19 +410,26 @@ func (p *parser) property(e xml.StartElement) (string, any, error) {
 	}
 	typ, _ := attr(e, "type")
 	value, hasValue := attr(e, "value")
+	// Items with keys (or nested properties) make a map; items without
+	// keys, a list of their values (Cilia's String[]).
 	var m map[string]any
+	var list []any
 	err := p.children(func(c xml.StartElement) error {
 		if m == nil {
 			m = map[string]any{}
 		}
 		switch c.Name.Local {
 		case "item":
-			k, ok := attr(c, "key")
-			if !ok {
-				return p.errorf("property %s: an <item> without a key", name)
-			}
+			k, keyed := attr(c, "key")
 			v, _ := attr(c, "value")
-			m[k] = v
+			if keyed {
+				m[k] = v
+			} else {
+				list = append(list, v)
+			}
+			if len(list) > 0 && len(m) > 0 {
+				return p.errorf("property %s mixes <item>s with and without a key", name)
+			}
 			return p.skip()
 		case "property":
 			k, v, err := p.property(c)
@@ -394,6 +437,9 @@ func (p *parser) property(e xml.StartElement) (string, any, error) {
 				return err
 			}
 			m[k] = v
+			if len(list) > 0 {
+				return p.errorf("property %s mixes <item>s without a key with <property>s", name)
+			}
 			return nil
 		}
 		return p.skip()
@@ -404,6 +450,9 @@ func (p *parser) property(e xml.StartElement) (string, any, error) {
 	if m != nil {
 		if hasValue {
 			return "", nil, p.errorf("property %s has both a value and items", name)
+		}
+		if list != nil {
+			return name, list, nil
 		}
 		return name, m, nil
 	}
@@ -446,6 +495,9 @@ func (p *parser) binding(e xml.StartElement) (Binding, error) {
 	b.From, _ = attr(e, "from")
 	b.To, _ = attr(e, "to")
 	b.Linker, _ = attr(e, "linker")
+	if b.Linker == "" {
+		b.Linker, _ = attr(e, "protocol") // its deprecated name
+	}
 	if b.From == "" || b.To == "" {
 		return b, p.errorf("a binding needs a from and a to")
 	}
@@ -502,11 +554,30 @@ func Write(w io.Writer, d *Document) (err error) {
 		for _, sec := range []struct {
 			name, elem string
 			list       []Component
-		}{{"mediators", "mediator-instance", ch.Mediators}, {"adapters", "adapter-instance", ch.Adapters}} {
-			if len(sec.list) == 0 {
+			adapter    bool
+		}{{"mediators", "mediator-instance", ch.Mediators, false}, {"adapters", "adapter-instance", ch.Adapters, true}} {
+			var re []Reconfiguration
+			if ch.Extension {
+				for _, r := range ch.Reconfigurations {
+					if r.Adapter == sec.adapter {
+						re = append(re, r)
+					}
+				}
+			}
+			if len(sec.list) == 0 && len(re) == 0 {
 				continue
 			}
 			fmt.Fprintf(&b, "\t\t<%s>\n", sec.name)
+			for _, r := range re {
+				elem := strings.TrimSuffix(sec.name, "s")
+				fmt.Fprintf(&b, "\t\t\t<%s", elem)
+				writeAttr(&b, "id", r.ID)
+				b.WriteString(">\n")
+				if err := writeProperties(&b, r.Properties, 4); err != nil {
+					return fmt.Errorf("chain %s, component %s: %w", ch.ID, r.ID, err)
+				}
+				fmt.Fprintf(&b, "\t\t\t</%s>\n", elem)
+			}
 			for _, c := range sec.list {
 				fmt.Fprintf(&b, "\t\t\t<%s", sec.elem)
 				writeAttr(&b, "id", c.ID)

@@ -17,8 +17,9 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
-// ciliaFiles maps every DSCilia file of Cilia's repository to the fixture
-// of ours that has its shape (written for these tests in the format, not
+// ciliaFiles maps every DSCilia file of Cilia's repository (and its
+// .cfgcilia files, extensions that reconfigure a running chain) to the
+// fixture of ours that has its shape (written for these tests in the format, not
 // copied): the same elements, attributes, nesting, ports and linkers.
 var ciliaFiles = map[string]string{
 	"components/ea/ea-it/src/test/resources/test.dscilia":                                                   "linker-event-admin",
@@ -38,6 +39,9 @@ var ciliaFiles = map[string]string{
 	"examples/joram-example/origina-chain.dscilia":                                                          "generator",
 	"examples/monitoring-habits/distribution1/src/main/resources/save-conf-files/generator-mesures.dscilia": "readings",
 	"examples/monitoring-habits/distribution2/src/main/resources/save-conf-files/generator-mesures.dscilia": "readings",
+	"examples/si-example/gateway/initial-config/split-aggregate.cfgcilia":                                   "route-merge-config",
+	"examples/si-example/gateway/src/main/resources/application/split-aggregate.cfgcilia":                   "route-merge-config",
+	"examples/si-example/gateway/src/main/resources/save-conf-files/split-aggregate.cfgcilia":               "route-merge-config",
 	"examples/si-example/gateway/initial-config/split-aggregate.dscilia":                                    "route-merge",
 	"examples/si-example/gateway/save-conf-files/split-aggregate.dscilia":                                   "route-merge",
 	"examples/si-example/gateway/src/main/resources/save-conf-files/split-aggregate.dscilia":                "route-merge",
@@ -64,7 +68,7 @@ var ciliaFiles = map[string]string{
 }
 
 // needs lists the fixtures another must be loaded before.
-var needs = map[string]string{"readings-extension": "readings"}
+var needs = map[string]string{"readings-extension": "readings", "route-merge-config": "route-merge"}
 
 func fixture(t *testing.T, name string) *dscilia.Document {
 	t.Helper()
@@ -134,6 +138,18 @@ func TestCiliaFiles(t *testing.T) {
 					for k, v := range c.Properties {
 						if d := cmp.Diff(v, got.Properties[k]); d != "" {
 							t.Errorf("component %s property %s (-file +engine):\n%s", c.ID, k, d)
+						}
+					}
+				}
+				for _, r := range dc.Reconfigurations {
+					got, err := ch.Component(r.ID)
+					if err != nil {
+						t.Errorf("reconfigured component %s: %v", r.ID, err)
+						continue
+					}
+					for k, v := range r.Properties {
+						if d := cmp.Diff(v, got.Properties[k]); d != "" {
+							t.Errorf("reconfigured component %s property %s (-file +engine):\n%s", r.ID, k, d)
 						}
 					}
 				}
@@ -473,6 +489,124 @@ func TestWriteCarriesAnyText(t *testing.T) {
 }
 
 // TestParseLatin1: a chain file declaring ISO-8859-1 reads as its text.
+// TestReconfiguration: an extension reconfigures the components it names
+// by id, as Cilia's .cfgcilia files do, all or nothing with the rest of the
+// document; it names components the chain has, of their kind.
+func TestReconfiguration(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	base, err := dscilia.Parse([]byte(`<cilia><chain id="words">
+		<mediators><mediator-instance id="t" type="translator"><property name="dictionary"><item key="hi" value="salut"/></property></mediator-instance></mediators>
+		<adapters><adapter-instance id="in" type="rest-in"/><adapter-instance id="out" type="rest-out"/></adapters>
+		<bindings><binding from="in:out" to="t:in"/><binding from="t:out" to="out:in"/></bindings></chain></cilia>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dscilia.Load(e, base, dscilia.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := e.Chain("words")
+	props := func(id string) map[string]any {
+		t.Helper()
+		c, err := ch.Component(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Properties
+	}
+	before := map[string]map[string]any{"t": props("t"), "out": props("out")}
+
+	// Refused documents change nothing: an unknown component, a mediator
+	// named as an adapter, a reconfiguration the type refuses, and one
+	// followed by a binding that fails.
+	for _, tt := range []struct {
+		doc  string
+		kind error
+	}{
+		{`<mediators><mediator id="nobody"/></mediators>`, mediation.ErrNotFound},
+		{`<adapters><adapter id="t"/></adapters>`, mediation.ErrInvalid},
+		{`<mediators><mediator id="t"><property name="dictionary" value="not a map"/></mediator></mediators>`, mediation.ErrInvalid},
+		{`<mediators><mediator id="t"><property name="dictionary"><item key="hello" value="bonjour"/></property></mediator></mediators>
+			<adapters><adapter id="out"><property name="capacity" type="Integer" value="5"/></adapter></adapters>
+			<bindings><binding from="t:out" to="nobody:in"/></bindings>`, mediation.ErrNotFound},
+	} {
+		d, err := dscilia.Parse([]byte(`<cilia><chain id="words" extension="true">` + tt.doc + `</chain></cilia>`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); !errors.Is(err, tt.kind) {
+			t.Errorf("Load(%.60q) = %v, want an error of kind %v", tt.doc, err, tt.kind)
+		}
+		for id, want := range before {
+			if diff := cmp.Diff(want, props(id)); diff != "" {
+				t.Errorf("after the refused %.60q, %s's properties (-want +got):\n%s", tt.doc, id, diff)
+			}
+		}
+	}
+
+	d, err := dscilia.Parse([]byte(`<cilia><chain id="words" extension="true">
+		<mediators><mediator id="t"><processor><property name="dictionary"><item key="hello" value="bonjour"/></property></processor></mediator></mediators>
+		<adapters><adapter id="out"><property name="capacity" type="Integer" value="5"/></adapter></adapters></chain></cilia>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A property is replaced whole, as over REST: the dictionary is the new one.
+	if got := props("t")["dictionary"]; !cmp.Equal(got, map[string]any{"hello": "bonjour"}) {
+		t.Errorf("t's dictionary = %v, want {hello: bonjour}", got)
+	}
+	if got := props("out")["capacity"]; got != 5.0 {
+		t.Errorf("out's capacity = %v, want 5", got)
+	}
+	if err := ch.Send("in", mediation.Message{Content: "hello hi"}); err != nil {
+		t.Fatal(err)
+	}
+	if ms, _ := ch.Messages("out"); len(ms) != 1 || ms[0].Content != "bonjour hi" {
+		t.Errorf("messages = %+v, want the new dictionary's translation", ms)
+	}
+}
+
+// TestParseCiliaForms: keyless items make a list (Cilia's String[]); a
+// binding's deprecated protocol attribute is its linker.
+func TestParseCiliaForms(t *testing.T) {
+	d, err := dscilia.Parse([]byte(`<cilia><chain id="c">
+		<mediators><mediator-instance id="e" type="enricher"><property name="arr"><item value="a"/><item value="b"/></property></mediator-instance></mediators>
+		<bindings><binding from="e:out" to="f:in" protocol="event-admin"><property name="topic" value="t"/></binding></bindings></chain></cilia>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Chains[0].Mediators[0].Properties["arr"]; !cmp.Equal(got, []any{"a", "b"}) {
+		t.Errorf("arr = %#v, want [a b]", got)
+	}
+	if b := d.Chains[0].Bindings[0]; b.Linker != "event-admin" {
+		t.Errorf("linker = %q, want event-admin", b.Linker)
+	}
+	for _, doc := range []string{
+		`<property name="m"><item key="k" value="v"/><item value="b"/></property>`,
+		`<property name="m"><item value="b"/><item key="k" value="v"/></property>`,
+		`<property name="m"><item value="b"/><property name="k" value="v"/></property>`,
+	} {
+		_, err := dscilia.Parse([]byte(`<cilia><chain id="c"><mediators><mediator-instance id="e" type="enricher">` + doc + `</mediator-instance></mediators></chain></cilia>`))
+		if err == nil || !strings.Contains(err.Error(), "mixes") {
+			t.Errorf("Parse(%s) = %v, want an error: it mixes lists and maps", doc, err)
+		}
+	}
+}
+
+// TestParseByteOrderMark: a document may start with a UTF-8 byte order
+// mark, as editors on Windows write them.
+func TestParseByteOrderMark(t *testing.T) {
+	doc, err := dscilia.Parse([]byte("\xef\xbb\xbf<?xml version=\"1.0\" encoding=\"UTF-8\"?><cilia><chain id=\"bom\"/></cilia>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Chains) != 1 || doc.Chains[0].ID != "bom" {
+		t.Errorf("chains = %+v, want chain bom", doc.Chains)
+	}
+}
+
 func TestParseLatin1(t *testing.T) {
 	doc, err := dscilia.Parse([]byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<cilia><chain id=\"c\"><mediators>" +
 		"<mediator-instance id=\"m\" type=\"enricher\"><property name=\"lieu\" value=\"s\xe9jour\"/></mediator-instance></mediators></chain></cilia>"))

@@ -38,7 +38,9 @@ type LoadOptions struct {
 
 // Load creates the chains of d in e, all or nothing, and starts the new
 // ones. A chain that exists is a Conflict error, unless the document's
-// chain is an extension, which adds its components and bindings to it. An
+// chain is an extension, which reconfigures the components it names (a
+// NotFound error when the chain has no such component) and adds its
+// components and bindings to it. An
 // unknown type is an Invalid error listing every unknown type (see
 // [LoadOptions.Placeholders]). Cilia's default port name, "unique", stands
 // for a component's only port on that side when it has no port of that
@@ -58,6 +60,24 @@ func Load(e *mediation.Engine, d *Document, opts LoadOptions) ([]string, error) 
 			return nil, errkind.Errorf(errkind.Conflict, "chain %s exists", ch.ID)
 		case err != nil && !errors.Is(err, mediation.ErrNotFound):
 			return nil, err
+		}
+		for _, r := range ch.Reconfigurations {
+			kind := mediation.KindMediator
+			if r.Adapter {
+				kind = mediation.KindAdapter
+			}
+			var info mediation.ComponentInfo
+			if existing != nil {
+				info, err = existing.Component(r.ID)
+			}
+			switch {
+			case existing == nil || errors.Is(err, mediation.ErrNotFound):
+				return nil, errkind.Errorf(errkind.NotFound, "chain %s has no component %s to reconfigure", ch.ID, r.ID)
+			case err != nil:
+				return nil, err
+			case info.Kind != kind:
+				return nil, errkind.Errorf(errkind.Invalid, "chain %s: %s is a %s, not a %s", ch.ID, r.ID, info.Kind, kind)
+			}
 		}
 		for _, c := range components(ch) {
 			if existing != nil {
@@ -147,9 +167,20 @@ func components(ch Chain) []component {
 	return out
 }
 
-// build adds dc's components and bindings to ch, recording how to take
-// each back in undo.
+// build reconfigures ch's components as dc says, then adds dc's components
+// and bindings to ch, recording how to take each back in undo.
 func build(reg *mediation.Registry, ch *mediation.Chain, dc Chain, undo *[]func()) error {
+	for _, r := range dc.Reconfigurations {
+		before, err := ch.Component(r.ID)
+		if err != nil {
+			return err
+		}
+		if _, err := ch.UpdateProperties(r.ID, r.Properties); err != nil {
+			return err
+		}
+		id := r.ID
+		*undo = append(*undo, func() { ch.SetProperties(id, before.Properties) })
+	}
 	ports := portsOf(dc)
 	for _, c := range components(dc) {
 		props := maps.Clone(c.Properties)

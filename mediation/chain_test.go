@@ -357,6 +357,7 @@ func TestRemoveComponentDropsHeld(t *testing.T) {
 func TestUpdateProperties(t *testing.T) {
 	tests := []struct {
 		name   string
+		set    bool // SetProperties rather than UpdateProperties
 		id     string
 		props  map[string]any
 		want   string
@@ -364,11 +365,14 @@ func TestUpdateProperties(t *testing.T) {
 		sent   map[string]any // message properties to send
 		got    []any          // contents reaching o
 	}{
-		{"merge enricher", "e", map[string]any{"b": 2.0}, "", map[string]any{"a": 1.0, "b": 2.0}, nil, []any{"m"}},
-		{"change filter", "f", map[string]any{"condition": "(a=2)"}, "", map[string]any{"condition": "(a=2)"}, map[string]any{"a": 1.0}, []any{}},
-		{"invalid filter", "f", map[string]any{"condition": "(a=2"}, "invalid", map[string]any{"condition": "(a=1)"}, map[string]any{"a": 1.0}, []any{"m"}},
-		{"empty filter", "f", map[string]any{"condition": ""}, "invalid", map[string]any{"condition": "(a=1)"}, nil, []any{"m"}},
-		{"missing", "zz", nil, "not found", nil, nil, nil},
+		{"merge enricher", false, "e", map[string]any{"b": 2.0}, "", map[string]any{"a": 1.0, "b": 2.0}, nil, []any{"m"}},
+		{"set enricher", true, "e", map[string]any{"b": 2.0}, "", map[string]any{"b": 2.0}, nil, []any{}}, // a is gone: the filter drops
+		{"set filter", true, "f", map[string]any{"condition": "(b=*)"}, "", map[string]any{"condition": "(b=*)"}, map[string]any{"a": 1.0}, []any{}},
+		{"set nothing on a filter", true, "f", nil, "invalid", map[string]any{"condition": "(a=1)"}, map[string]any{"a": 1.0}, []any{"m"}},
+		{"change filter", false, "f", map[string]any{"condition": "(a=2)"}, "", map[string]any{"condition": "(a=2)"}, map[string]any{"a": 1.0}, []any{}},
+		{"invalid filter", false, "f", map[string]any{"condition": "(a=2"}, "invalid", map[string]any{"condition": "(a=1)"}, map[string]any{"a": 1.0}, []any{"m"}},
+		{"empty filter", false, "f", map[string]any{"condition": ""}, "invalid", map[string]any{"condition": "(a=1)"}, nil, []any{"m"}},
+		{"missing", false, "zz", nil, "not found", nil, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -377,7 +381,11 @@ func TestUpdateProperties(t *testing.T) {
 			ch := build(t, e, "c", adp("rest-in", "a", nil), med("enricher", "e", map[string]any{"a": 1.0}),
 				med("filter", "f", map[string]any{"condition": "(a=1)"}), adp("rest-out", "o", nil),
 				bind("a:out", "e:in", ""), bind("e:out", "f:in", ""), bind("f:out", "o:in", ""), start)
-			_, err := ch.UpdateProperties(tt.id, tt.props)
+			update := ch.UpdateProperties
+			if tt.set {
+				update = ch.SetProperties
+			}
+			_, err := update(tt.id, tt.props)
 			if diff := cmp.Diff(tt.want, errKind(err)); diff != "" {
 				t.Fatalf("error kind (-want +got):\n%s (err: %v)", diff, err)
 			}

@@ -40,16 +40,22 @@ func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (
 	if err != nil {
 		return ComponentInfo{}, err
 	}
+	c, err := ch.addLocked(t, id, withDefaults(t, props))
+	if err != nil {
+		return ComponentInfo{}, err
+	}
+	return ch.infoLocked(c), nil
+}
+
+// withDefaults returns a copy of props with t's default properties merged
+// under it.
+func withDefaults(t *Type, props map[string]any) map[string]any {
 	merged := cloneMap(t.Properties)
 	if merged == nil {
 		merged = map[string]any{}
 	}
 	maps.Copy(merged, cloneMap(props))
-	c, err := ch.addLocked(t, id, merged)
-	if err != nil {
-		return ComponentInfo{}, err
-	}
-	return ch.infoLocked(c), nil
+	return merged
 }
 
 // addLocked builds and adds a component; ch.mu is held.
@@ -268,6 +274,19 @@ func (ch *Chain) rebuildRoutes(c *comp) {
 // an unknown id, and with ErrInvalid, changing nothing, when the merged
 // properties are rejected or would remove a port that is bound.
 func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInfo, error) {
+	return ch.reconfigure(id, props, true)
+}
+
+// SetProperties is UpdateProperties with props in place of component id's
+// properties rather than merged into them (the type's defaults are merged
+// under them, as at creation): what a Properties read earlier gives back,
+// to undo an update.
+func (ch *Chain) SetProperties(id string, props map[string]any) (ComponentInfo, error) {
+	return ch.reconfigure(id, props, false)
+}
+
+// reconfigure is UpdateProperties (merge) or SetProperties.
+func (ch *Chain) reconfigure(id string, props map[string]any, merge bool) (ComponentInfo, error) {
 	if err := ch.lock(); err != nil {
 		return ComponentInfo{}, err
 	}
@@ -279,8 +298,13 @@ func (ch *Chain) UpdateProperties(id string, props map[string]any) (ComponentInf
 	if err := checkProps(props); err != nil {
 		return ComponentInfo{}, err
 	}
-	merged := cloneMap(c.props)
-	maps.Copy(merged, cloneMap(props))
+	var merged map[string]any
+	if merge {
+		merged = cloneMap(c.props)
+		maps.Copy(merged, cloneMap(props))
+	} else {
+		merged = withDefaults(c.typ, props)
+	}
 	impl, in, out, err := ch.build(c.typ, id, merged)
 	if err != nil {
 		return ComponentInfo{}, err

@@ -236,7 +236,6 @@ func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script,
 		line := bytes.Count(data[:MaxScriptSize], []byte("\n")) + 1
 		return nil, invalidf("line %d: script is larger than %d bytes", line, MaxScriptSize)
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if data, err = xmlcharset.ToUTF8(data); err != nil {
 		return nil, invalidf("line 1: %v", err)
 	}

@@ -72,10 +72,13 @@ func JSON(v any) (string, error) {
 // declaration finds the encoding of an XML declaration.
 var declaration = regexp.MustCompile(`^<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._:-]+)["']`)
 
-// ToUTF8 returns data as UTF-8: unchanged when its XML declaration names
-// UTF-8 or no encoding, converted when it names one of the single-byte
-// encodings this package knows. Another encoding is an error naming it.
+// ToUTF8 returns data as UTF-8, without the byte order mark an XML
+// document may start with (Go's decoder takes it for text before the root):
+// unchanged when its XML declaration names UTF-8 or no encoding, converted
+// when it names one of the single-byte encodings this package knows.
+// Another encoding is an error naming it.
 func ToUTF8(data []byte) ([]byte, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	m := declaration.FindSubmatch(data)
 	if m == nil {
 		return data, nil

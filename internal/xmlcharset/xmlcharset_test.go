@@ -22,6 +22,8 @@ func TestToUTF8(t *testing.T) {
 		{decl("windows-1252") + "\x80 \x93quoted\x94 \x9c", decl("windows-1252") + "€ “quoted” œ"},
 		{decl("UTF-8") + "déjà", decl("UTF-8") + "déjà"},
 		{"<behavior>déjà</behavior>", "<behavior>déjà</behavior>"},
+		{"\xef\xbb\xbf" + decl("UTF-8") + "<a/>", decl("UTF-8") + "<a/>"}, // a byte order mark goes
+		{"\xef\xbb\xbf<a>\xef\xbb\xbf</a>", "<a>\ufeff</a>"},              // only the first
 	} {
 		got, err := xmlcharset.ToUTF8([]byte(tt.in))
 		if err != nil || string(got) != tt.want {

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/pervasim/pervasim/dscilia"
@@ -61,18 +62,30 @@ func (s *server) handleChainGet() http.Handler {
 }
 
 // wantsXML reports whether the request asks for XML (DSCilia) rather
-// than JSON.
+// than JSON: XML has a higher quality (q) in its Accept header than JSON,
+// or the same and comes first.
 func wantsXML(r *http.Request) bool {
+	qJSON, qXML := -1.0, -1.0 // not named
+	xmlFirst := false
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
-		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		mt, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		for p := range strings.SplitSeq(params, ";") {
+			if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+				if f, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && f >= 0 && f <= 1 {
+					q = f
+				}
+			}
+		}
 		switch strings.ToLower(strings.TrimSpace(mt)) {
 		case "application/json":
-			return false
+			qJSON = max(qJSON, q)
 		case "application/xml", "text/xml":
-			return true
+			xmlFirst = xmlFirst || qJSON < 0
+			qXML = max(qXML, q)
 		}
 	}
-	return false
+	return qXML > 0 && (qXML > qJSON || qXML == qJSON && xmlFirst)
 }
 
 // isXMLBody reports whether the request's body is XML by its Content-Type.

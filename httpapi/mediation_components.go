@@ -94,7 +94,8 @@ func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 }
 
 // handleComponentUpdate merges the "properties" parameter into the
-// component's properties.
+// component's properties. A "type" sent beside them must be the
+// component's: a type does not change (command=replace swaps components).
 func (s *server) handleComponentUpdate() http.Handler {
 	return s.withComponentParams(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain, id string, p params) {
 		if !p.has("properties") {
@@ -102,6 +103,16 @@ func (s *server) handleComponentUpdate() http.Handler {
 			return
 		}
 		props, err := p.properties()
+		if err == nil && p.has("type") {
+			var sent string
+			var c mediation.ComponentInfo
+			if sent, err = p.get("type"); err == nil {
+				if c, err = ch.Component(id); err == nil && sent != c.Type {
+					err = invalidf("parameter \"type\" (%q) differs from component %s's type %q: a type does not change (command=replace puts another component in its place)",
+						truncateID(sent), id, c.Type)
+				}
+			}
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -71,8 +71,18 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 	fields := q
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch {
+	case strings.HasPrefix(mt, "text/"):
+		// Text, even empty or blank, is the content as it is.
+		if !utf8.Valid(body) {
+			return m, invalidf("request body is not valid UTF-8")
+		}
+		m.Content = string(body)
 	case len(bytes.TrimSpace(body)) == 0:
-	case json.Valid(body) && !strings.HasPrefix(mt, "text/"):
+		// No body: the query's content field, if any, is the content.
+		if c, ok := q["content"]; ok {
+			m.Content = c[len(c)-1]
+		}
+	case json.Valid(body):
 		// curl -d sends JSON labelled as a form: a valid JSON body is JSON.
 		if err := json.Unmarshal(body, &m.Content); err != nil {
 			return m, invalidf("request body is not valid JSON: %v", err)

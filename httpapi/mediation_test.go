@@ -60,13 +60,16 @@ func TestMediationContract(t *testing.T) {
 			want: `{"ID":"d","State":"started","Mediators":[],"Adapters":{"in-only":[],"out-only":[],"in-out":[]},"Bindings":[]}`},
 		{name: "chain duplicate", req: medStep{"POST", "/mediation/c", "", ""}, status: 409, has: `"conflict"`},
 		{name: "chain id runtime is reserved", req: medStep{"POST", "/mediation/runtime", "", ""}, status: 400},
+		{name: "chain id types is reserved", req: medStep{"POST", "/mediation/types", "", ""}, status: 400},
 		{name: "chain id with a space", req: medStep{"POST", "/mediation/a%20b", "", ""}, status: 400},
 		{name: "chain id too long", req: medStep{"POST", "/mediation/" + long, "", ""}, status: 400},
 		{name: "chain get", req: medStep{"GET", "/mediation/c", "", ""}, status: 200,
 			want: `{"ID":"c","State":"started","Mediators":["tag","p"],"Adapters":{"in-only":["in"],"out-only":["out"],"in-out":[]},
 				"Bindings":[{"from":"in:out","to":"tag:in","linker":"direct"},{"from":"tag:out","to":"out:in","linker":"direct"}]}`},
 		{name: "chain get unknown", req: medStep{"GET", "/mediation/nope", "", ""}, status: 404},
-		{name: "chain get bad id", req: medStep{"GET", "/mediation/a%2Fb", "", ""}, status: 404},
+		{name: "chain get bad id", req: medStep{"GET", "/mediation/a%2Fb", "", ""}, status: 400},
+		{name: "component with a slash in its id", req: medStep{"POST", "/mediation/c/mediator/passthrough/a%2fb", "", ""}, status: 400},
+		{name: "zone with a slash in its id", req: medStep{"GET", "/platform/zones/zone/a%2Fb", "", ""}, status: 400},
 		{name: "chain delete", req: medStep{"DELETE", "/mediation/c", "", ""}, status: 200,
 			then: &medStep{"GET", "/mediation", "", ""}, thenW: `{"chains":[]}`},
 		{name: "chain delete unknown", req: medStep{"DELETE", "/mediation/nope", "", ""}, status: 404},
@@ -104,6 +107,10 @@ func TestMediationContract(t *testing.T) {
 		{name: "component of unknown chain", req: medStep{"GET", "/mediation/nope/components/tag", "", ""}, status: 404},
 		{name: "update merges properties", req: medStep{"PUT", "/mediation/c/components/tag", "properties={floor=2}", ""}, status: 200,
 			has: `"Properties":{"floor":2,"site":"lab"}`},
+		{name: "update with the component's type", req: medStep{"PUT", "/mediation/c/components/tag", "type=enricher&properties={floor=3}", ""}, status: 200,
+			has: `"Properties":{"floor":3,"site":"lab"}`},
+		{name: "update with another type", req: medStep{"PUT", "/mediation/c/components/tag", "type=router&properties={floor=3}", ""}, status: 400,
+			has: `differs from component tag's type \"enricher\"`},
 		{name: "update without properties", req: medStep{"PUT", "/mediation/c/components/tag", "", ""}, status: 400},
 		{name: "update with unparseable properties", req: medStep{"PUT", "/mediation/c/components/tag", "properties={A}}", ""}, status: 400},
 		{name: "update unknown component", req: medStep{"PUT", "/mediation/c/components/nope", "properties={a=1}", ""}, status: 404},
@@ -332,5 +339,49 @@ func TestMediationShapes(t *testing.T) {
 		if diff := cmp.Diff([]string{"in", "kind", "name", "out", "pattern", "properties"}, slices.Sorted(maps.Keys(ty))); diff != "" {
 			t.Errorf("type %v keys (-want +got):\n%s", ty["name"], diff)
 		}
+	}
+}
+
+// TestMessageBodies: what a POST to a rest-in's data sends, body by body:
+// text (even empty or blank) is the content as it is; without a body, the
+// query's content field is the content, else it is null.
+func TestMessageBodies(t *testing.T) {
+	tests := []struct {
+		name, query, ct, body string
+		want                  string // the content as JSON
+	}{
+		{"empty text", "", "text/plain", "", `""`},
+		{"blank text", "", "text/plain; charset=utf-8", "  \n", `"  \n"`},
+		{"text that looks like JSON", "", "text/plain", "42", `"42"`},
+		{"no body", "", "", "", `null`},
+		{"no body, content in the query", "?content=from%20query", "", "", `"from query"`},
+		{"a form's content wins over the query's", "?content=q", form, "content=body", `"body"`},
+		{"JSON", "", "application/json", `{"a":[1,2]}`, `{"a":[1,2]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			for _, s := range pipeline {
+				f.med(t, s)
+			}
+			req := newRequest("POST", "/mediation/runtime/c/components/in/data"+tt.query, strings.NewReader(tt.body))
+			if tt.ct != "" {
+				req.Header.Set("Content-Type", tt.ct)
+			}
+			rec := httptest.NewRecorder()
+			f.handler.ServeHTTP(rec, req)
+			if rec.Code != http.StatusOK {
+				t.Fatalf("POST = %d %s", rec.Code, rec.Body)
+			}
+			var got struct {
+				Messages []struct{ Content json.RawMessage } `json:"messages"`
+			}
+			if err := json.Unmarshal(f.mustDo(t, "GET", "/mediation/runtime/c/components/out/data", "").Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			if len(got.Messages) != 1 || string(got.Messages[0].Content) != tt.want {
+				t.Errorf("messages = %s, want one with content %s", got.Messages, tt.want)
+			}
+		})
 	}
 }

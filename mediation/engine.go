@@ -97,15 +97,19 @@ func (e *Engine) Clock() clock.Clock { return e.clock }
 // RuntimeID is the reserved id that no chain may take.
 const RuntimeID = "runtime"
 
+// TypesID is reserved too: over REST, /runtime/types lists the types, where
+// /runtime/<chain> would give a chain's state.
+const TypesID = "types"
+
 // CreateChain creates an idle, empty chain. It fails with ErrInvalid for a
-// malformed or reserved id ("runtime"), and with ErrConflict when a chain of
-// that id exists or the engine is closed.
+// malformed or reserved id (RuntimeID, TypesID), and with ErrConflict when a
+// chain of that id exists or the engine is closed.
 func (e *Engine) CreateChain(id string) (*Chain, error) {
 	if err := checkID("chain", id); err != nil {
 		return nil, err
 	}
-	if id == RuntimeID {
-		return nil, errorf(ErrInvalid, "chain id %q is reserved", id)
+	if id == RuntimeID || id == TypesID {
+		return nil, errorf(ErrInvalid, "chain id %q is reserved (the REST paths /%s and /runtime/types are not chains)", id, RuntimeID)
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

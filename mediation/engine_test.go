@@ -24,6 +24,8 @@ func TestEngineCreateChain(t *testing.T) {
 		{"space", "a b", "invalid"},
 		{"non-ASCII", "été", "invalid"},
 		{"reserved runtime", "runtime", "invalid"},
+		{"reserved types", "types", "invalid"},
+		{"types in another case is a name", "Types", ""},
 		{"duplicate", "dup", "conflict"},
 	}
 	for _, tt := range tests {

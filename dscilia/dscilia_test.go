@@ -488,7 +488,6 @@ func TestWriteCarriesAnyText(t *testing.T) {
 	}
 }
 
-// TestParseLatin1: a chain file declaring ISO-8859-1 reads as its text.
 // TestReconfiguration: an extension reconfigures the components it names
 // by id, as Cilia's .cfgcilia files do, all or nothing with the rest of the
 // document; it names components the chain has, of their kind.
@@ -607,6 +606,7 @@ func TestParseByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestParseLatin1: a chain file declaring ISO-8859-1 reads as its text.
 func TestParseLatin1(t *testing.T) {
 	doc, err := dscilia.Parse([]byte("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<cilia><chain id=\"c\"><mediators>" +
 		"<mediator-instance id=\"m\" type=\"enricher\"><property name=\"lieu\" value=\"s\xe9jour\"/></mediator-instance></mediators></chain></cilia>"))

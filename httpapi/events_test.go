@@ -450,7 +450,7 @@ func TestEventStreamResume(t *testing.T) {
 			got = streamOnce(t, h, old, func() { set(7) })
 			// The reset has the envelope of an event: the last change
 			// and the simulated time when it was sent.
-			want := `event: reset` + "\n" + `data: {"eventType":"reset","id":"` + strconv.FormatUint(seq, 10) + `","time":` +
+			want := `id: ` + strconv.FormatUint(seq, 10) + "\n" + `event: reset` + "\n" + `data: {"eventType":"reset","id":"` + strconv.FormatUint(seq, 10) + `","time":` +
 				strconv.FormatInt(now, 10) + `,"reason":"the events since Last-Event-ID are no longer kept: read the state again"}` + "\n\n"
 			if !strings.Contains(got, want) {
 				t.Errorf("Last-Event-ID %s: no reset event %q in %q", old, want, got)

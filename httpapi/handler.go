@@ -220,13 +220,7 @@ func cleanPrefix(prefix string) string {
 	return "/" + prefix
 }
 
-// notFoundRoute is the error of a path no route serves: 404, unless an
-// escaped slash (%2F) in it split an id into two segments, which no id may
-// hold: 400, as for any other character an id cannot have.
 func notFoundRoute(r *http.Request) error {
-	if strings.Contains(strings.ToLower(r.URL.EscapedPath()), "%2f") {
-		return invalidf("%s: an id cannot contain \"/\" (sent as %%2F): ids are letters, digits and -_.:", truncateID(r.URL.Path))
-	}
 	return &routeError{path: r.URL.Path}
 }
 

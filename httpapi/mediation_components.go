@@ -70,13 +70,10 @@ func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 			if typ, err = p.get("type"); err == nil && typ == "" {
 				err = invalidf("parameter \"type\" is required")
 			}
-		case p.has("type"):
+		default:
 			// The path's type is authoritative; another one sent beside
 			// it is a client's mistake, not to be ignored.
-			var sent string
-			if sent, err = p.get("type"); err == nil && sent != typ {
-				err = invalidf("parameter \"type\" (%q) differs from the path's type %q", truncateID(sent), typ)
-			}
+			err = sameType(p, typ, "the path's type", "")
 		}
 		var props map[string]any
 		if err == nil {
@@ -93,6 +90,19 @@ func (s *server) handleComponentCreate(kind mediation.Kind) http.Handler {
 	})
 }
 
+// sameType checks that a "type" parameter, when sent, is want, which what
+// names; hint ends the error's sentence.
+func sameType(p params, want, what, hint string) error {
+	if !p.has("type") {
+		return nil
+	}
+	sent, err := p.get("type")
+	if err == nil && sent != want {
+		err = invalidf("parameter \"type\" (%q) differs from %s %q%s", truncateID(sent), what, want, hint)
+	}
+	return err
+}
+
 // handleComponentUpdate merges the "properties" parameter into the
 // component's properties. A "type" sent beside them must be the
 // component's: a type does not change (command=replace swaps components).
@@ -104,13 +114,9 @@ func (s *server) handleComponentUpdate() http.Handler {
 		}
 		props, err := p.properties()
 		if err == nil && p.has("type") {
-			var sent string
 			var c mediation.ComponentInfo
-			if sent, err = p.get("type"); err == nil {
-				if c, err = ch.Component(id); err == nil && sent != c.Type {
-					err = invalidf("parameter \"type\" (%q) differs from component %s's type %q: a type does not change (command=replace puts another component in its place)",
-						truncateID(sent), id, c.Type)
-				}
+			if c, err = ch.Component(id); err == nil {
+				err = sameType(p, c.Type, "component "+id+"'s type", ": a type does not change (command=replace puts another component in its place)")
 			}
 		}
 		if err != nil {

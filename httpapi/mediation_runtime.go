@@ -70,19 +70,14 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 	}
 	fields := q
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	text := strings.HasPrefix(mt, "text/") // even empty or blank, the content as it is
 	switch {
-	case strings.HasPrefix(mt, "text/"):
-		// Text, even empty or blank, is the content as it is.
-		if !utf8.Valid(body) {
-			return m, invalidf("request body is not valid UTF-8")
-		}
-		m.Content = string(body)
-	case len(bytes.TrimSpace(body)) == 0:
+	case !text && len(bytes.TrimSpace(body)) == 0:
 		// No body: the query's content field, if any, is the content.
 		if c, ok := q["content"]; ok {
 			m.Content = c[len(c)-1]
 		}
-	case json.Valid(body):
+	case !text && json.Valid(body):
 		// curl -d sends JSON labelled as a form: a valid JSON body is JSON.
 		if err := json.Unmarshal(body, &m.Content); err != nil {
 			return m, invalidf("request body is not valid JSON: %v", err)
@@ -92,7 +87,7 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 		for k, v := range form {
 			fields[k] = append(fields[k], v...)
 		}
-		if c, ok := form["content"]; ok {
+		if c, ok := fields["content"]; ok { // the form's, else the query's
 			m.Content = c[len(c)-1]
 		}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):

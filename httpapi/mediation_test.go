@@ -70,6 +70,9 @@ func TestMediationContract(t *testing.T) {
 		{name: "chain get bad id", req: medStep{"GET", "/mediation/a%2Fb", "", ""}, status: 400},
 		{name: "component with a slash in its id", req: medStep{"POST", "/mediation/c/mediator/passthrough/a%2fb", "", ""}, status: 400},
 		{name: "zone with a slash in its id", req: medStep{"GET", "/platform/zones/zone/a%2Fb", "", ""}, status: 400},
+		{name: "an escaped slash that would make another route", req: medStep{"DELETE", "/mediation/c%2Fcomponents%2Fp", "", ""}, status: 400,
+			then: &medStep{"GET", "/mediation/c/components", "", ""}, thenW: `{"Adapters":["in","out"],"Mediators":["tag","p"]}`},
+		{name: "an escaped slash that would make another route, GET", req: medStep{"GET", "/mediation/c%2Fcomponents", "", ""}, status: 400},
 		{name: "chain delete", req: medStep{"DELETE", "/mediation/c", "", ""}, status: 200,
 			then: &medStep{"GET", "/mediation", "", ""}, thenW: `{"chains":[]}`},
 		{name: "chain delete unknown", req: medStep{"DELETE", "/mediation/nope", "", ""}, status: 404},
@@ -356,6 +359,7 @@ func TestMessageBodies(t *testing.T) {
 		{"no body", "", "", "", `null`},
 		{"no body, content in the query", "?content=from%20query", "", "", `"from query"`},
 		{"a form's content wins over the query's", "?content=q", form, "content=body", `"body"`},
+		{"a form of properties, content in the query", "?content=q", form, "prop.kind=temp", `"q"`},
 		{"JSON", "", "application/json", `{"a":[1,2]}`, `{"a":[1,2]}`},
 	}
 	for _, tt := range tests {

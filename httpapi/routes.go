@@ -236,6 +236,14 @@ func routeVar(r *http.Request, name string) string {
 func (g *routeGroups) PathPrefix(prefix string) *mux.Route { return g.root.PathPrefix(prefix) }
 
 func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Routes match the decoded path, where an escaped slash would split an
+	// id into two segments, or make another route's path of it: no id
+	// holds a slash, so a path that escapes one is 400. (RawPath is set
+	// only when the path's escaping is not the default, as %2F's is.)
+	if raw := r.URL.RawPath; raw != "" && strings.Contains(strings.ToLower(raw), "%2f") {
+		writeError(w, r, invalidf("%s: an id cannot contain \"/\" (sent as %%2F): ids are letters, digits and -_.:", truncateID(r.URL.Path)))
+		return
+	}
 	path := r.URL.Path
 	r.Pattern = "" // set by a ServeMux in front, if any: routeVar reads ours
 	sub := g.groups[firstTwo(path)]

@@ -274,15 +274,20 @@ func (hub *eventHub) close() {
 // resetFrame tells a client that reconnected too late that it missed
 // events no longer known: it must read the state again. Its envelope is an
 // event's: id is the sequence number of the home's last change (the state
-// to read is at least that one) and time the simulated time, in ms.
+// to read is at least that one), also its SSE id, so that a client that
+// reconnects after reading the state resumes from there, and time the
+// simulated time, in ms.
 func resetFrame(h *sim.Home) []byte {
+	seq := h.EventSeq()
 	data, _ := json.Marshal(struct {
 		EventType string `json:"eventType"`
 		ID        string `json:"id"`
 		Time      int64  `json:"time"`
 		Reason    string `json:"reason"`
-	}{"reset", strconv.FormatUint(h.EventSeq(), 10), h.Now().UnixMilli(), "the events since Last-Event-ID are no longer kept: read the state again"})
-	return append(append([]byte("event: reset\ndata: "), data...), "\n\n"...)
+	}{"reset", strconv.FormatUint(seq, 10), h.Now().UnixMilli(), "the events since Last-Event-ID are no longer kept: read the state again"})
+	b := strconv.AppendUint([]byte("id: "), seq, 10)
+	b = append(append(append(b, "\nevent: reset\ndata: "...), data...), "\n\n"...)
+	return b
 }
 
 // handleEvents streams every change of the home as Server-Sent Events: the

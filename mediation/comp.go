@@ -149,12 +149,22 @@ func (c *comp) invoke(port string, m Message, r *run) {
 		r.processing = true
 		defer func() { r.processing = false }()
 	}
-	defer c.recoverPanic(s)
+	defer c.recoverProcess(r, s)
 	if err := c.proc.Process(port, m, r); err != nil {
 		c.addError(s)
 		if errors.Is(err, ErrBusy) {
 			r.cz.fail(errorf(ErrBusy, "chain %s: component %s: %v", c.ch.id, c.id, err))
 		}
+	}
+}
+
+// recoverProcess is recoverPanic for a call of Process on r: a panic also
+// forgets the properties' size r knew (run.in), since the component that
+// panicked may have left it naming a map no longer alive.
+func (c *comp) recoverProcess(r *run, s *compStripe) {
+	if p := recover(); p != nil {
+		r.in = 0
+		c.addError(s)
 	}
 }
 

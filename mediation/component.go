@@ -310,8 +310,8 @@ type Type struct {
 	Stateless bool
 
 	// props says what the type does with the Properties of the messages
-	// it receives (see run.propsSize); only built-in types say anything
-	// but propsChanged.
+	// it receives (see run.propsSize); only built-in types, as
+	// NewRegistry registers them, say anything but propsChanged.
 	props propsHandling
 }
 

@@ -31,7 +31,7 @@ type linkerEntry struct {
 func NewRegistry() *Registry {
 	r := NewEmptyRegistry()
 	for _, t := range builtinTypes() {
-		if err := r.Register(t); err != nil {
+		if err := r.register(t, true); err != nil {
 			panic(err) // a bug in this package
 		}
 	}
@@ -54,7 +54,16 @@ func NewEmptyRegistry() *Registry {
 // disagrees with the ports: in-only adapters have out ports only, out-only
 // ones in ports only, in-out ones both; mediators have no pattern) and with
 // ErrConflict when a type of that name exists.
-func (r *Registry) Register(t Type) error {
+func (r *Registry) Register(t Type) error { return r.register(t, false) }
+
+// register is Register; builtin keeps what t says of the properties it
+// receives (Type.props), which a type registered by anyone else, a copy of
+// a built-in's made with Type included, may not say: its implementation
+// is not the built-in's.
+func (r *Registry) register(t Type, builtin bool) error {
+	if !builtin {
+		t.props = propsChanged
+	}
 	if err := checkID("type", t.Name); err != nil {
 		return err
 	}

@@ -44,29 +44,11 @@ func TestQueueSizesOfForwardedMessages(t *testing.T) {
 		{"forwarded after a change", []node{q("passthrough", nil), d("mutate", nil), d("passthrough", nil)}, 1},
 		{"enriched after a change", []node{q("mutate", nil), q("enricher", map[string]any{"site": "lab"})}, 1},
 		{"fan-out", []node{q("enricher", map[string]any{"site": "lab"}), q("filter", map[string]any{"condition": "(site=*)"})}, 3},
+		{"a built-in's type copied, with another implementation", []node{q("passthrough", nil), d("grow", nil)}, 1},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			release := make(chan struct{})
-			r := NewRegistry()
-			r.Register(Type{Name: "hold", Kind: KindAdapter, Pattern: PatternOutOnly, In: []string{"in"},
-				New: func(map[string]any, Env) (any, error) {
-					return ProcessorFunc(func(string, Message, Emitter) error { <-release; return nil }), nil
-				}})
-			r.Register(Type{Name: "mutate", Kind: KindMediator, In: []string{"in"}, Out: []string{"out"},
-				New: func(map[string]any, Env) (any, error) {
-					return ProcessorFunc(func(_ string, m Message, out Emitter) error {
-						if m.Properties != nil {
-							m.Properties["grown"] = long
-							delete(m.Properties, "site")
-						}
-						out.Emit("out", m)
-						return nil
-					}), nil
-				}})
-			e := NewEngine(Config{Registry: r})
-			defer e.Close()
-			defer close(release)
+			e := sizeEngine(t)
 			ch, err := e.CreateChain("sizes")
 			if err != nil {
 				t.Fatal(err)
@@ -102,56 +84,262 @@ func TestQueueSizesOfForwardedMessages(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ch.mu.Lock()
-			var ahead, held []*queueLink
-			for _, b := range ch.bindings {
-				if b.queue == nil {
-					continue
-				}
-				if b.target.Load().typ.Name == "hold" {
-					held = append(held, b.queue)
-				} else {
-					ahead = append(ahead, b.queue)
-				}
-			}
-			ch.mu.Unlock()
-			// Messages only move forward, and leave a queue once in the
-			// next: all queues ahead seen empty in order, every message
-			// that passes is held.
-			for i := 0; i < len(ahead); {
-				ahead[i].mu.Lock()
-				n := ahead[i].n
-				ahead[i].mu.Unlock()
-				if n != 0 {
-					runtime.Gosched()
-					i = 0
-					continue
-				}
-				i++
-			}
-			total := 0
-			for _, hq := range held {
-				hq.mu.Lock()
-				bytes := 0
-				for i := range hq.n {
-					it := hq.buf[(hq.head+i)%len(hq.buf)]
-					if want := messageSize(it.m); it.size != want {
-						t.Errorf("message %v counted %d bytes, messageSize says %d", it.m, it.size, want)
-					}
-					if want := mapSize(it.m.Properties, 0); it.psize != want {
-						t.Errorf("message %v: properties counted %d bytes, mapSize says %d", it.m, it.psize, want)
-					}
-					bytes += it.size
-				}
-				if hq.bytes != bytes {
-					t.Errorf("queue counts %d bytes, its messages %d", hq.bytes, bytes)
-				}
-				total += hq.n
-				hq.mu.Unlock()
-			}
+			total := checkHeld(t, ch)
 			if total == 0 {
 				t.Fatal("no message reached the held queues")
 			}
 		})
+	}
+}
+
+// checkHeld waits until every message sent into ch has left the queues
+// that do not lead to a "hold" component, then checks that each message the
+// queues into holds keep counts what messageSize says of it; it returns how
+// many they keep.
+func checkHeld(t *testing.T, ch *Chain) int {
+	t.Helper()
+	ch.mu.Lock()
+	var ahead, held []*queueLink
+	for _, b := range ch.bindings {
+		if b.queue == nil {
+			continue
+		}
+		if b.target.Load().typ.Name == "hold" {
+			held = append(held, b.queue)
+		} else {
+			ahead = append(ahead, b.queue)
+		}
+	}
+	ch.mu.Unlock()
+	// Messages only move forward, and leave a queue once in the
+	// next: all queues ahead seen empty in order, every message
+	// that passes is held.
+	for i := 0; i < len(ahead); {
+		ahead[i].mu.Lock()
+		n := ahead[i].n
+		ahead[i].mu.Unlock()
+		if n != 0 {
+			runtime.Gosched()
+			i = 0
+			continue
+		}
+		i++
+	}
+	total := 0
+	for _, hq := range held {
+		hq.mu.Lock()
+		bytes := 0
+		for i := range hq.n {
+			it := hq.buf[(hq.head+i)%len(hq.buf)]
+			if want := messageSize(it.m); it.size != want {
+				t.Errorf("message %v counted %d bytes, messageSize says %d", it.m, it.size, want)
+			}
+			if want := mapSize(it.m.Properties, 0); it.psize != want {
+				t.Errorf("message %v: properties counted %d bytes, mapSize says %d", it.m, it.psize, want)
+			}
+			bytes += it.size
+		}
+		if hq.bytes != bytes {
+			t.Errorf("queue counts %d bytes, its messages %d", hq.bytes, bytes)
+		}
+		total += hq.n
+		hq.mu.Unlock()
+	}
+	return total
+}
+
+// sizeEngine returns an engine whose registry has, beside the built-ins,
+// "hold" (an adapter that blocks in Process until the test ends, so the
+// queue into it keeps what reaches it), "grow" (a copy of the
+// passthrough's type whose implementation adds a property in place) and
+// "mutate" (a mediator that changes the properties in place).
+func sizeEngine(t *testing.T) *Engine {
+	t.Helper()
+	long := strings.Repeat("v", 100)
+	release := make(chan struct{})
+	r := NewRegistry()
+	r.Register(Type{Name: "hold", Kind: KindAdapter, Pattern: PatternOutOnly, In: []string{"in"},
+		New: func(map[string]any, Env) (any, error) {
+			return ProcessorFunc(func(string, Message, Emitter) error { <-release; return nil }), nil
+		}})
+	// A copy of the passthrough's type, with an implementation
+	// that changes the properties: it is not trusted with them.
+	grow, err := r.Type("passthrough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grow.Name, grow.New = "grow", func(map[string]any, Env) (any, error) {
+		return ProcessorFunc(func(_ string, m Message, out Emitter) error {
+			if m.Properties != nil {
+				m.Properties["grown"] = long
+			}
+			out.Emit("out", m)
+			return nil
+		}), nil
+	}
+	if err := r.Register(grow); err != nil {
+		t.Fatal(err)
+	}
+	r.Register(Type{Name: "mutate", Kind: KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, Env) (any, error) {
+			return ProcessorFunc(func(_ string, m Message, out Emitter) error {
+				if m.Properties != nil {
+					m.Properties["grown"] = long
+					delete(m.Properties, "site")
+				}
+				out.Emit("out", m)
+				return nil
+			}), nil
+		}})
+	e := NewEngine(Config{Registry: r})
+	t.Cleanup(func() {
+		close(release)
+		e.Close()
+	})
+	return e
+}
+
+// TestQueueSizesThroughARouter: a router that matches two ports sends a
+// copy to the first and the message itself to the last; an enricher on
+// either side changes what it got, and the queues after them count it.
+func TestQueueSizesThroughARouter(t *testing.T) {
+	e := sizeEngine(t)
+	ch, err := e.CreateChain("router")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []func() error{
+		func() error { _, err := ch.AddAdapter("rest-in", "src", nil); return err },
+		func() error {
+			_, err := ch.AddMediator("router", "r", map[string]any{"conditions": map[string]any{"(a=*)": "one", "(b=*)": "two"}})
+			return err
+		},
+		func() error {
+			_, err := ch.AddMediator("enricher", "e1", map[string]any{"one": strings.Repeat("x", 50)})
+			return err
+		},
+		func() error { _, err := ch.AddMediator("enricher", "e2", map[string]any{"a": "replaced"}); return err },
+		func() error { _, err := ch.AddAdapter("hold", "h1", nil); return err },
+		func() error { _, err := ch.AddAdapter("hold", "h2", nil); return err },
+		func() error { _, err := ch.AddAdapter("hold", "h3", nil); return err },
+		func() error { _, err := ch.Bind("src:out", "r:in", "queue", nil); return err },
+		func() error { _, err := ch.Bind("r:one", "e1:in", "direct", nil); return err },
+		func() error { _, err := ch.Bind("r:two", "e2:in", "direct", nil); return err },
+		func() error { _, err := ch.Bind("r:default", "h3:in", "queue", nil); return err },
+		func() error { _, err := ch.Bind("e1:out", "h1:in", "queue", nil); return err },
+		func() error { _, err := ch.Bind("e2:out", "h2:in", "queue", nil); return err },
+		ch.Start,
+	}
+	for i, f := range steps {
+		if err := f(); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	for _, p := range []map[string]any{{"a": 1.0, "b": 2.0}, {"a": "x"}, {"b": "y", "c": []any{"z"}}, {"d": 0.0}} {
+		if err := ch.Send("src", Message{Content: "m", Properties: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := checkHeld(t, ch); n != 5 {
+		t.Errorf("%d messages held, want 5 (two for the first, one for each other)", n)
+	}
+}
+
+// TestQueueReusesCountedSizes: a queue takes the size a queue before it
+// counted for properties that reached it through components that keep
+// them, without counting them again (here a size no walk would give).
+func TestQueueReusesCountedSizes(t *testing.T) {
+	e := sizeEngine(t)
+	ch, err := e.CreateChain("reuse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range []error{
+		func() error { _, err := ch.AddMediator("passthrough", "p", nil); return err }(),
+		func() error {
+			_, err := ch.AddMediator("filter", "f", map[string]any{"condition": "(a=*)"})
+			return err
+		}(),
+		func() error { _, err := ch.AddAdapter("hold", "h", nil); return err }(),
+		func() error { _, err := ch.Bind("p:out", "f:in", "direct", nil); return err }(),
+		func() error { _, err := ch.Bind("f:out", "h:in", "queue", nil); return err }(),
+		ch.Start(),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The first queue, into p, made by hand: its message says its
+	// properties count 12345 bytes.
+	ch.mu.Lock()
+	p := ch.comps.Load()
+	ch.mu.Unlock()
+	in := &binding{ch: ch, toPort: "in"}
+	in.target.Store((*p)["p"])
+	q := &queueLink{to: in, capacity: 8, maxBytes: 1 << 20, step: 1, buf: make([]queued, 8)}
+	q.notEmpty.L = &q.mu
+	q.Start()
+	defer q.Stop()
+	m := Message{Content: "m", Properties: map[string]any{"a": 1.0}}
+	if err := q.push(m, nil, 12345); err != nil {
+		t.Fatal(err)
+	}
+	for q.Len() != 0 {
+		runtime.Gosched()
+	}
+	ch.mu.Lock()
+	held := ch.bindings[len(ch.bindings)-1].queue
+	ch.mu.Unlock()
+	for {
+		held.mu.Lock()
+		n := held.n
+		var it queued
+		if n > 0 {
+			it = held.buf[held.head]
+		}
+		held.mu.Unlock()
+		if n == 0 {
+			runtime.Gosched()
+			continue
+		}
+		if it.psize != 12345 || it.size != messageBase+valueSize("m", 0)+12345 {
+			t.Errorf("held message counts %d bytes, properties %d; want the size counted before, 12345", it.size, it.psize)
+		}
+		return
+	}
+}
+
+// TestPanicForgetsTheSize: a component that panics may leave the run's
+// known size naming a map no longer alive (the enricher sets it around
+// its emit); the recovery forgets it.
+func TestPanicForgetsTheSize(t *testing.T) {
+	r := NewRegistry()
+	r.Register(Type{Name: "boom", Kind: KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, Env) (any, error) {
+			return ProcessorFunc(func(string, Message, Emitter) error { panic("boom") }), nil
+		}})
+	e := NewEngine(Config{Registry: r})
+	defer e.Close()
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.AddMediator("boom", "b", nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := ch.find("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := newRun(10)
+	defer run.release()
+	run.frame = frame{c: c}
+	run.in, run.inSize = 0xdead, 7
+	c.invoke("in", Message{Content: "m"}, run)
+	if run.in != 0 {
+		t.Errorf("after a panic the run still knows a size for map %#x", run.in)
+	}
+	if _, _, _, errs := c.counters(); errs != 1 {
+		t.Errorf("errors = %d, want the panic counted", errs)
 	}
 }

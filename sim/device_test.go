@@ -391,6 +391,7 @@ func TestUpdateDeviceInvalidChangesNothing(t *testing.T) {
 		{"positionY beyond MaxCoordinate", sim.DeviceUpdate{PositionY: ptr(sim.MaxCoordinate + 1)}, sim.ErrInvalid},
 		{"location of no zone", sim.DeviceUpdate{Location: ptr("attic")}, sim.ErrNotFound},
 		{"empty location", sim.DeviceUpdate{Location: ptr("")}, sim.ErrNotFound},
+		{"location unknown", sim.DeviceUpdate{Location: ptr("unknown")}, sim.ErrNotFound},
 		{"many valid changes and a bad fault", sim.DeviceUpdate{
 			Name: ptr("R"), PositionX: ptr(150), PositionY: ptr(50), Width: ptr(3), Height: ptr(4), State: ptr("deactivated"),
 			Properties: map[string]any{"heater.powerLevel": 0.5, "color": "blue", "owner": "Ann"}, Fault: ptr("maybe"),

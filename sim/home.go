@@ -208,8 +208,9 @@ func (h *Home) Clock() Clock {
 }
 
 // UpdateClock applies a partial change to the clock and returns the clock
-// after it. An out-of-range factor or start date is an error of kind
-// [ErrInvalid] and changes nothing.
+// after it. Pausing or resuming the clock pauses or resumes the script that
+// plays, if any (see [Home.SetScriptState]). An out-of-range factor or start
+// date is an error of kind [ErrInvalid] and changes nothing.
 func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	if err := u.validate(); err != nil {
 		return Clock{}, err

@@ -209,7 +209,6 @@ func TestUpdatePersonInvalidChangesNothing(t *testing.T) {
 		{"location of no zone", sim.PersonUpdate{Location: ptr("attic")}, sim.ErrNotFound},
 		{"empty location", sim.PersonUpdate{Location: ptr("")}, sim.ErrNotFound},
 		{"location unknown", sim.PersonUpdate{Location: ptr("unknown")}, sim.ErrNotFound},
-		{"location unknown", sim.PersonUpdate{Location: ptr("unknown")}, sim.ErrNotFound},
 		{"positionX below the plan", sim.PersonUpdate{PositionX: ptr(-sim.MaxCoordinate - 1)}, sim.ErrInvalid},
 		{"positionY beyond MaxCoordinate", sim.PersonUpdate{PositionY: ptr(sim.MaxCoordinate + 1)}, sim.ErrInvalid},
 		{"valid name and position + bad type", sim.PersonUpdate{Name: ptr("New"), PositionX: ptr(250), PositionY: ptr(50), Type: ptr("Robot")}, sim.ErrInvalid},

@@ -98,14 +98,7 @@ func TestPauseResumeStopScript(t *testing.T) {
 		t.Fatal("a paused script went on")
 	}
 	mustSetScript(t, h, "two.bhv", "started") // resume: 5 minutes left before al comes
-	mustAdvance(t, h, 4*time.Minute)
-	if len(h.Persons()) != 0 {
-		t.Fatal("the resumed script ran an action early")
-	}
-	mustAdvance(t, h, time.Minute)
-	if len(h.Persons()) != 1 {
-		t.Fatal("the resumed script did not go on")
-	}
+	fiveMinutesLeft(t, h)
 	if s := mustSetScript(t, h, "two.bhv", "stopped"); s.State != "stopped" || s.CompletePercent != 75 {
 		t.Errorf("stopped: %+v, want 75%%", s)
 	}
@@ -120,6 +113,20 @@ func TestPauseResumeStopScript(t *testing.T) {
 	mustAdvance(t, h, 2*time.Hour)
 	if s, _ := h.Script("two.bhv"); s.State != "stopped" || s.CompletePercent != 100 || s.Errors != 2 || !strings.Contains(s.LastError, "already exists") {
 		t.Errorf("second run: %+v", s)
+	}
+}
+
+// fiveMinutesLeft checks that twoStepScript, resumed 5 minutes into its
+// run, brings al in 5 minutes of simulated time later, not before.
+func fiveMinutesLeft(t *testing.T, h *sim.Home) {
+	t.Helper()
+	mustAdvance(t, h, 4*time.Minute)
+	if len(h.Persons()) != 0 {
+		t.Fatal("the resumed script ran an action early")
+	}
+	mustAdvance(t, h, time.Minute)
+	if len(h.Persons()) != 1 {
+		t.Fatal("the resumed script did not go on")
 	}
 }
 
@@ -147,14 +154,7 @@ func TestScriptFollowsTheClock(t *testing.T) {
 	mustAdvance(t, h, 3*time.Hour)
 	pause(false)
 	state("started")
-	mustAdvance(t, h, 4*time.Minute)
-	if len(h.Persons()) != 0 {
-		t.Fatal("the resumed script ran an action early")
-	}
-	mustAdvance(t, h, time.Minute)
-	if len(h.Persons()) != 1 {
-		t.Fatal("the script did not go on once the clock ran again")
-	}
+	fiveMinutesLeft(t, h)
 	// A factor change leaves it alone; a stopped script stays stopped.
 	if _, err := h.UpdateClock(sim.ClockUpdate{Factor: ptr(60)}); err != nil {
 		t.Fatal(err)

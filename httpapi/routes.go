@@ -241,7 +241,7 @@ func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// holds a slash, so a path that escapes one is 400. (RawPath is set
 	// only when the path's escaping is not the default, as %2F's is.)
 	if raw := r.URL.RawPath; raw != "" && strings.Contains(strings.ToLower(raw), "%2f") {
-		writeError(w, r, invalidf("%s: an id cannot contain \"/\" (sent as %%2F): ids are letters, digits and -_.:", truncateID(r.URL.Path)))
+		writeError(w, r, invalidf("%s: no id or name contains \"/\" (sent as %%2F)", truncateID(r.URL.Path)))
 		return
 	}
 	path := r.URL.Path

@@ -195,7 +195,10 @@ func (o outdoors) apply(u EnvironmentUpdate, physics Physics, now float64) (outd
 	}
 	switch {
 	case u.OutdoorMin != nil || u.OutdoorMax != nil:
-		if u.OutdoorTemperature != nil && *u.OutdoorTemperature != now {
+		// With the curve it has, as read, a sent temperature is what the
+		// curve gave when it was read: ignored, whenever that was.
+		sentBack := o.curve && u.OutdoorMin != nil && u.OutdoorMax != nil && *u.OutdoorMin == o.min && *u.OutdoorMax == o.max
+		if u.OutdoorTemperature != nil && *u.OutdoorTemperature != now && !sentBack {
 			return o, invalidf("send either outdoorTemperature (a constant) or outdoorMin and outdoorMax (a daily curve), not both")
 		}
 		if !o.curve && (u.OutdoorMin == nil || u.OutdoorMax == nil) {

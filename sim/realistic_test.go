@@ -202,11 +202,17 @@ func TestEnvironment(t *testing.T) {
 	if got := h.Environment().OutdoorTemperature; math.Abs(got-280) > 1e-6 {
 		t.Errorf("outdoor temperature at 15:00 mean solar time = %v, want the maximum 280", got)
 	}
-	// A round trip of what was read changes nothing.
+	// A round trip of what was read changes nothing, even once the curve
+	// has moved on since it was read.
 	read := h.Environment()
-	if _, err := h.UpdateEnvironment(sim.EnvironmentUpdate{OutdoorTemperature: &read.OutdoorTemperature, OutdoorMin: read.OutdoorMin,
-		OutdoorMax: read.OutdoorMax, Physics: &read.Physics, SunElevation: &read.SunElevation}); err != nil {
+	sendBack := sim.EnvironmentUpdate{OutdoorTemperature: &read.OutdoorTemperature, OutdoorMin: read.OutdoorMin,
+		OutdoorMax: read.OutdoorMax, Physics: &read.Physics, SunElevation: &read.SunElevation}
+	if _, err := h.UpdateEnvironment(sendBack); err != nil {
 		t.Errorf("sending back the environment read: %v", err)
+	}
+	mustAdvance(t, h, 90*time.Minute)
+	if e, err := h.UpdateEnvironment(sendBack); err != nil || *e.OutdoorMin != 270 || *e.OutdoorMax != 280 || e.OutdoorTemperature == read.OutdoorTemperature {
+		t.Errorf("sending back the environment read 90 minutes earlier = %+v, %v; want the curve kept, at its present value", e, err)
 	}
 	for name, u := range map[string]sim.EnvironmentUpdate{
 		"latitude out of range":    {Latitude: ptr(91.0)},

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -174,6 +175,16 @@ func loopbackAddr(hostport string) bool {
 func loopback(addr net.Addr) bool {
 	tcp, ok := addr.(*net.TCPAddr)
 	return ok && tcp.IP.IsLoopback()
+}
+
+// browsable returns addr as a browser on this machine opens it: an
+// unspecified IP (0.0.0.0, ::), which a server listens on but nobody can
+// open, as 127.0.0.1.
+func browsable(addr net.Addr) string {
+	if tcp, ok := addr.(*net.TCPAddr); ok && tcp.IP.IsUnspecified() {
+		return net.JoinHostPort("127.0.0.1", strconv.Itoa(tcp.Port))
+	}
+	return addr.String()
 }
 
 // run starts the server and serves until ctx is done, then shuts down
@@ -347,7 +358,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "warning: %s is reachable from other machines and has no -token: anyone who can reach it can change the home\n", ln.Addr())
 	}
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr())
-	base := "http://" + ln.Addr().String()
+	base := "http://" + browsable(ln.Addr())
 	page := base + "/simulator"
 	if o.token != "" {
 		page += "#token=" + url.QueryEscape(o.token)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -535,4 +536,23 @@ func TestChainsDir(t *testing.T) {
 	base, shutdown = startRun(t, args...)
 	defer shutdown("")
 	call{method: "GET", path: "/mediation/", status: 200, want: `{"chains":["cilia-app"]}`}.do(t, base)
+}
+
+// TestBrowsable: the addresses the server prints open in a browser on this
+// machine: an unspecified IP becomes 127.0.0.1, others stay as they are.
+func TestBrowsable(t *testing.T) {
+	for _, tt := range []struct {
+		addr net.Addr
+		want string
+	}{
+		{&net.TCPAddr{IP: net.IPv4zero, Port: 8080}, "127.0.0.1:8080"},
+		{&net.TCPAddr{IP: net.IPv6unspecified, Port: 18202}, "127.0.0.1:18202"},
+		{&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 80}, "127.0.0.1:80"},
+		{&net.TCPAddr{IP: net.ParseIP("::1"), Port: 80}, "[::1]:80"},
+		{&net.TCPAddr{IP: net.IPv4(192, 168, 1, 7), Port: 9}, "192.168.1.7:9"},
+	} {
+		if got := browsable(tt.addr); got != tt.want {
+			t.Errorf("browsable(%v) = %q, want %q", tt.addr, got, tt.want)
+		}
+	}
 }

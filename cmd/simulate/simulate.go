@@ -185,6 +185,30 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
+	// The events, from the first: the clock set to the run's start too.
+	var events *bufio.Writer
+	nEvents := 0
+	if o.events != "" {
+		w, closeFn, err := output(o.events, stdout)
+		if err != nil {
+			return err
+		}
+		events = bufio.NewWriterSize(w, 1<<16)
+		defer func() {
+			if ferr := events.Flush(); err == nil {
+				err = ferr
+			}
+			if cerr := closeFn(); err == nil {
+				err = cerr
+			}
+		}()
+		stop := home.Observe(func(e sim.Event) {
+			events.Write(httpapi.EventJSON(e))
+			events.WriteByte('\n')
+			nEvents++
+		})
+		defer stop()
+	}
 	var scripts []scriptFile
 	for _, path := range o.scripts {
 		src, err := os.ReadFile(path)
@@ -247,29 +271,6 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	}
 
 	// Outputs.
-	var events *bufio.Writer
-	nEvents := 0
-	if o.events != "" {
-		w, closeFn, err := output(o.events, stdout)
-		if err != nil {
-			return err
-		}
-		events = bufio.NewWriterSize(w, 1<<16)
-		defer func() {
-			if ferr := events.Flush(); err == nil {
-				err = ferr
-			}
-			if cerr := closeFn(); err == nil {
-				err = cerr
-			}
-		}()
-		stop := home.Observe(func(e sim.Event) {
-			events.Write(httpapi.EventJSON(e))
-			events.WriteByte('\n')
-			nEvents++
-		})
-		defer stop()
-	}
 	// The CSV and the plot are written at the end (the CSV's header holds
 	// every column the run saw), but their files are opened now, so that
 	// one that cannot be is an error before the run, not after it.

@@ -62,9 +62,10 @@ func TestSimulateOutputs(t *testing.T) {
 	var types []string
 	sc := bufio.NewScanner(bytes.NewReader(first["events.jsonl"]))
 	var lastTime int64
-	for sc.Scan() {
+	for n := 1; sc.Scan(); n++ {
 		var e struct {
 			EventType string `json:"eventType"`
+			ID        string `json:"id"`
 			Time      int64  `json:"time"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
@@ -73,11 +74,15 @@ func TestSimulateOutputs(t *testing.T) {
 		if e.Time < lastTime {
 			t.Errorf("event %s at %d goes back in time", e.EventType, e.Time)
 		}
+		if e.ID != strconv.Itoa(n) {
+			t.Fatalf("event line %d has id %s: every event is written, from the first", n, e.ID)
+		}
 		lastTime = e.Time
 		types = append(types, e.EventType)
 	}
-	if len(types) == 0 || types[0] != "zone-added" || !strings.Contains(strings.Join(types, " "), "person-added") {
-		t.Errorf("events = %v, want the zone first and the evening's person later", types)
+	// The clock set to the run's start, then the script's zone.
+	if len(types) < 2 || types[0] != "clock-modified" || types[1] != "zone-added" || !strings.Contains(strings.Join(types, " "), "person-added") {
+		t.Errorf("events = %.200v, want the clock's start, the zone, and the evening's person later", types)
 	}
 	// 06:00 + 1 h 30 of the morning + 15 min of the evening.
 	if lastTime != 1705298400000+105*60*1000 {

@@ -72,11 +72,15 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 			g.hosts[strings.TrimSuffix(h, ".")] = true
 		}
 	}
-	homes := cfg.Homes != nil
+	homes := cfg.Homes
 	g.exempt = func(r *http.Request) bool {
 		p := r.URL.Path
-		if homes && underHome(p) {
-			return true // the home's own guard, with the same token, decides
+		if name, ok := underHome(p); ok && homes != nil {
+			// The home's own guard, with the same token, decides; a home
+			// that does not exist needs the token here, so that its name
+			// cannot be probed without it.
+			_, err := homes.lookup(name)
+			return err == nil
 		}
 		return preflight(r) ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
@@ -95,10 +99,14 @@ func preflight(r *http.Request) bool {
 
 // underHome reports whether p is a path inside a home of /homes
 // (/homes/{home}/…), which that home's handler serves behind a guard of its
-// own.
-func underHome(p string) bool {
+// own, and names the home.
+func underHome(p string) (name string, ok bool) {
 	rest, ok := strings.CutPrefix(p, "/homes/")
-	return ok && strings.IndexByte(rest, '/') > 0
+	i := strings.IndexByte(rest, '/')
+	if !ok || i <= 0 {
+		return "", false
+	}
+	return rest[:i], true
 }
 
 // The CORS headers of the responses to requests with an Origin, and of

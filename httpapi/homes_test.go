@@ -300,6 +300,10 @@ func TestHomesUnderTheServersToken(t *testing.T) {
 		{"/homes/lab/mediation/", 403},
 		{"/homes", 403},
 		{"/homes/lab", 403},
+		// A home that does not exist: 403, not 404, so that names cannot
+		// be probed without the token.
+		{"/homes/nowhere/healthz", 403},
+		{"/homes/nowhere/simulator", 403},
 	} {
 		if rec := serve(f.handler, "GET", c.path); rec.Code != c.want {
 			t.Errorf("GET %s without the token = %d, want %d", c.path, rec.Code, c.want)
@@ -307,6 +311,9 @@ func TestHomesUnderTheServersToken(t *testing.T) {
 	}
 	if rec := with("GET", "/homes/lab/platform/zones/zones"); rec.Code != 200 {
 		t.Errorf("GET a home's zones with the token = %d", rec.Code)
+	}
+	if rec := with("GET", "/homes/nowhere/healthz"); rec.Code != 404 {
+		t.Errorf("GET a home that does not exist, with the token = %d, want 404", rec.Code)
 	}
 	for _, p := range []string{"/homes/lab/platform/events", "/homes/lab/events"} {
 		ctx, cancel := context.WithCancel(context.Background())

@@ -97,6 +97,20 @@ func (ch *Chain) lock() error {
 
 func (ch *Chain) gone() error { return errorf(ErrNotFound, "chain %q was deleted", ch.id) }
 
+// lockFind takes the structural lock and finds component id: on success
+// the caller holds ch.mu and unlocks it; on error the lock is not held.
+func (ch *Chain) lockFind(id string) (*comp, error) {
+	if err := ch.lock(); err != nil {
+		return nil, err
+	}
+	c, err := ch.find(id)
+	if err != nil {
+		ch.mu.Unlock()
+		return nil, err
+	}
+	return c, nil
+}
+
 // find returns the component of that id; ch.mu is held.
 func (ch *Chain) find(id string) (*comp, error) {
 	if c := (*ch.comps.Load())[id]; c != nil {

@@ -51,14 +51,11 @@ func (ch *Chain) SetIdentity(id, uuid string, created time.Time) error {
 	if uuid == "" {
 		return errorf(ErrInvalid, "component %s: an identity needs a UUID", id)
 	}
-	if err := ch.lock(); err != nil {
-		return err
-	}
-	defer ch.mu.Unlock()
-	c, err := ch.find(id)
+	c, err := ch.lockFind(id)
 	if err != nil {
 		return err
 	}
+	defer ch.mu.Unlock()
 	c.uuid, c.created = uuid, created
 	return nil
 }

@@ -117,6 +117,13 @@ type run struct {
 	_      [stripePad - 72]byte // written by every delivery: nothing else on its lines
 }
 
+// A run fills exactly stripePad bytes: these fail to compile when a field
+// added to it makes its padding above wrong.
+var (
+	_ [stripePad - unsafe.Sizeof(run{})]byte
+	_ [unsafe.Sizeof(run{}) - stripePad]byte
+)
+
 // newRun returns a run, from the pool, with a budget of limit deliveries.
 func newRun(limit int) *run {
 	r := runPool.Get().(*run)

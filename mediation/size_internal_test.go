@@ -247,65 +247,82 @@ func TestQueueSizesThroughARouter(t *testing.T) {
 
 // TestQueueReusesCountedSizes: a queue takes the size a queue before it
 // counted for properties that reached it through components that keep
-// them, without counting them again (here a size no walk would give).
+// them, or that the enricher changed and counted, without counting them
+// again (here from a size no walk would give).
 func TestQueueReusesCountedSizes(t *testing.T) {
-	e := sizeEngine(t)
-	ch, err := e.CreateChain("reuse")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, err := range []error{
-		func() error { _, err := ch.AddMediator("passthrough", "p", nil); return err }(),
-		func() error {
-			_, err := ch.AddMediator("filter", "f", map[string]any{"condition": "(a=*)"})
-			return err
-		}(),
-		func() error { _, err := ch.AddAdapter("hold", "h", nil); return err }(),
-		func() error { _, err := ch.Bind("p:out", "f:in", "direct", nil); return err }(),
-		func() error { _, err := ch.Bind("f:out", "h:in", "queue", nil); return err }(),
-		ch.Start(),
+	for _, tt := range []struct {
+		name string
+		mid  map[string]any // the enricher's properties; nil: a filter
+		want int
+	}{
+		{"kept by a passthrough and a filter", nil, 12345},
+		{"an entry added by the enricher", map[string]any{"site": "lab"}, 12345 + entrySize("site", "lab", 0)},
+		{"an entry replaced by the enricher", map[string]any{"a": "longer"}, 12345 - entrySize("a", 1.0, 0) + entrySize("a", "longer", 0)},
 	} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	// The first queue, into p, made by hand: its message says its
-	// properties count 12345 bytes.
-	ch.mu.Lock()
-	p := ch.comps.Load()
-	ch.mu.Unlock()
-	in := &binding{ch: ch, toPort: "in"}
-	in.target.Store((*p)["p"])
-	q := &queueLink{to: in, capacity: 8, maxBytes: 1 << 20, step: 1, buf: make([]queued, 8)}
-	q.notEmpty.L = &q.mu
-	q.Start()
-	defer q.Stop()
-	m := Message{Content: "m", Properties: map[string]any{"a": 1.0}}
-	if err := q.push(m, nil, 12345); err != nil {
-		t.Fatal(err)
-	}
-	for q.Len() != 0 {
-		runtime.Gosched()
-	}
-	ch.mu.Lock()
-	held := ch.bindings[len(ch.bindings)-1].queue
-	ch.mu.Unlock()
-	for {
-		held.mu.Lock()
-		n := held.n
-		var it queued
-		if n > 0 {
-			it = held.buf[held.head]
-		}
-		held.mu.Unlock()
-		if n == 0 {
-			runtime.Gosched()
-			continue
-		}
-		if it.psize != 12345 || it.size != messageBase+valueSize("m", 0)+12345 {
-			t.Errorf("held message counts %d bytes, properties %d; want the size counted before, 12345", it.size, it.psize)
-		}
-		return
+		t.Run(tt.name, func(t *testing.T) {
+			ch, err := sizeEngine(t).CreateChain("reuse")
+			if err != nil {
+				t.Fatal(err)
+			}
+			mid := func() error {
+				_, err := ch.AddMediator("filter", "f", map[string]any{"condition": "(a=*)"})
+				return err
+			}
+			if tt.mid != nil {
+				mid = func() error { _, err := ch.AddMediator("enricher", "f", tt.mid); return err }
+			}
+			for _, err := range []error{
+				func() error { _, err := ch.AddMediator("passthrough", "p", nil); return err }(),
+				mid(),
+				func() error { _, err := ch.AddAdapter("hold", "h", nil); return err }(),
+				func() error { _, err := ch.Bind("p:out", "f:in", "direct", nil); return err }(),
+				func() error { _, err := ch.Bind("f:out", "h:in", "queue", nil); return err }(),
+				ch.Start(),
+			} {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			// A queue into p, its message saying its properties count
+			// 12345 bytes.
+			c, err := ch.lockFind("p")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch.mu.Unlock()
+			in := &binding{ch: ch, toPort: "in"}
+			in.target.Store(c)
+			l, err := queueLinker{}.NewLink(map[string]any{"capacity": 8.0}, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			q := l.(*queueLink)
+			q.Start()
+			defer q.Stop()
+			if err := q.push(Message{Content: "m", Properties: map[string]any{"a": 1.0}}, nil, 12345); err != nil {
+				t.Fatal(err)
+			}
+			ch.mu.Lock()
+			held := ch.bindings[len(ch.bindings)-1].queue
+			ch.mu.Unlock()
+			for {
+				held.mu.Lock()
+				n := held.n
+				var it queued
+				if n > 0 {
+					it = held.buf[held.head]
+				}
+				held.mu.Unlock()
+				if n == 0 {
+					runtime.Gosched()
+					continue
+				}
+				if it.psize != tt.want || it.size != messageBase+valueSize("m", 0)+tt.want {
+					t.Errorf("held message counts %d bytes, properties %d; want properties %d, from the size counted before", it.size, it.psize, tt.want)
+				}
+				return
+			}
+		})
 	}
 }
 

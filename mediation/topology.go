@@ -127,14 +127,11 @@ func newUUID() string {
 // ErrNotFound (ErrInvalid for a malformed id; as every method naming a
 // component).
 func (ch *Chain) Component(id string) (ComponentInfo, error) {
-	if err := ch.lock(); err != nil {
-		return ComponentInfo{}, err
-	}
-	defer ch.mu.Unlock()
-	c, err := ch.find(id)
+	c, err := ch.lockFind(id)
 	if err != nil {
 		return ComponentInfo{}, err
 	}
+	defer ch.mu.Unlock()
 	return ch.infoLocked(c), nil
 }
 
@@ -196,14 +193,11 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 // bindings, are discarded and counted as dropped; a message in flight
 // towards it is dropped too.
 func (ch *Chain) RemoveComponent(kind Kind, id string) error {
-	if err := ch.lock(); err != nil {
-		return err
-	}
-	defer ch.mu.Unlock()
-	c, err := ch.find(id)
+	c, err := ch.lockFind(id)
 	if err != nil {
 		return err
 	}
+	defer ch.mu.Unlock()
 	if kind != "" && c.typ.Kind != kind {
 		return errorf(ErrNotFound, "no %s %q in chain %s (it is a %s)", kind, id, ch.id, c.typ.Kind)
 	}
@@ -287,14 +281,11 @@ func (ch *Chain) SetProperties(id string, props map[string]any) (ComponentInfo, 
 
 // reconfigure is UpdateProperties (merge) or SetProperties.
 func (ch *Chain) reconfigure(id string, props map[string]any, merge bool) (ComponentInfo, error) {
-	if err := ch.lock(); err != nil {
-		return ComponentInfo{}, err
-	}
-	defer ch.mu.Unlock()
-	c, err := ch.find(id)
+	c, err := ch.lockFind(id)
 	if err != nil {
 		return ComponentInfo{}, err
 	}
+	defer ch.mu.Unlock()
 	if err := checkProps(props); err != nil {
 		return ComponentInfo{}, err
 	}
@@ -361,14 +352,11 @@ func listPorts(ps []string) string {
 // binding. It fails with ErrNotFound when from does not exist, ErrInvalid
 // for a malformed id, and ErrConflict when to exists.
 func (ch *Chain) Copy(from, to string) (ComponentInfo, error) {
-	if err := ch.lock(); err != nil {
-		return ComponentInfo{}, err
-	}
-	defer ch.mu.Unlock()
-	c, err := ch.find(from)
+	c, err := ch.lockFind(from)
 	if err != nil {
 		return ComponentInfo{}, err
 	}
+	defer ch.mu.Unlock()
 	if err := checkID("component", to); err != nil {
 		return ComponentInfo{}, err
 	}

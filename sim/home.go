@@ -218,21 +218,22 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	paused := h.clock.paused
-	c := h.setClockLocked(u)
-	if h.clock.paused != paused {
-		h.scriptFollowsClockLocked()
-	}
-	return c, nil
+	return h.setClockLocked(u), nil
 }
 
 // setClockLocked applies a valid change to the clock: the schedule moves
 // with a new start date, clock-modified is published when anything changed
-// (setting the start date always restarts time), and the live driver looks
-// again. It returns the clock after the change.
+// (setting the start date always restarts time), the playing script pauses
+// or resumes with the clock, and the live driver looks again. It returns the
+// clock after the change.
 func (h *Home) setClockLocked(u ClockUpdate) Clock {
 	now := h.wall.Now()
 	before, beforeNow := h.clock, h.clock.nowMillis(now)
+	defer func() {
+		if h.clock.paused != before.paused {
+			h.scriptFollowsClockLocked() // after clock-modified, as the events have always come
+		}
+	}()
 	h.clock.apply(now, u)
 	if u.StartDate != nil || u.CurrentTime != nil {
 		h.shiftTimersLocked(h.clock.nowMillis(now) - beforeNow)

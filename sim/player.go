@@ -230,7 +230,7 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 	switch state {
 	case ScriptStarted:
 		if p.state == ScriptPaused {
-			h.resumeScriptLocked(p)
+			h.setClockLocked(ClockUpdate{Pause: new(bool)}) // and the script with it
 			break
 		}
 		for _, o := range h.scripts.list {
@@ -243,7 +243,7 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 		if p.state == ScriptStopped {
 			return ScriptInfo{}, conflictf("script %q is stopped: only a started script can pause", id)
 		}
-		h.pauseScriptLocked(p)
+		h.setClockLocked(ClockUpdate{Pause: new(true)}) // and the script with it
 	case ScriptStopped:
 		h.stopScriptLocked(p)
 	}
@@ -320,45 +320,23 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 	}
 }
 
-func (h *Home) pauseScriptLocked(p *playerScript) {
-	h.holdScriptLocked(p)
-	h.setClockLocked(ClockUpdate{Pause: new(true)})
-	h.publishScriptLocked(EventScriptPaused, p)
-}
-
-func (h *Home) resumeScriptLocked(p *playerScript) {
-	h.setClockLocked(ClockUpdate{Pause: new(bool)})
-	h.continueScriptLocked(p)
-	h.publishScriptLocked(EventScriptResumed, p)
-}
-
-// holdScriptLocked pauses p's timeline: its remaining actions wait.
-func (h *Home) holdScriptLocked(p *playerScript) {
-	h.cancelActionsLocked(p)
-	p.paused = h.nowLocked()
-	p.state = ScriptPaused
-}
-
-// continueScriptLocked goes on with p's timeline where it was held: the
-// simulated time that passed meanwhile does not count.
-func (h *Home) continueScriptLocked(p *playerScript) {
-	p.origin += h.nowLocked() - p.paused
-	p.state = ScriptStarted
-	h.scheduleActionsLocked(p)
-}
-
 // scriptFollowsClockLocked pauses or resumes the script that plays, if
-// any, after a client paused or resumed the clock: as in iCasa, where a
-// playing script's state was the clock's, a script is paused exactly while
-// the clock is.
+// any, once the clock was paused or resumed (setClockLocked): as in iCasa,
+// where a playing script's state was the clock's, a script is paused
+// exactly while the clock is. Pausing a script is pausing the clock. A
+// paused script's remaining actions wait; resumed, it goes on where it was
+// held, the simulated time that passed meanwhile not counting.
 func (h *Home) scriptFollowsClockLocked() {
 	for _, p := range h.scripts.list {
 		switch {
 		case p.state == ScriptStarted && h.clock.paused:
-			h.holdScriptLocked(p)
+			h.cancelActionsLocked(p)
+			p.paused, p.state = h.nowLocked(), ScriptPaused
 			h.publishScriptLocked(EventScriptPaused, p)
 		case p.state == ScriptPaused && !h.clock.paused:
-			h.continueScriptLocked(p)
+			p.origin += h.nowLocked() - p.paused
+			p.state = ScriptStarted
+			h.scheduleActionsLocked(p)
 			h.publishScriptLocked(EventScriptResumed, p)
 		}
 	}

@@ -232,15 +232,7 @@ func TestSaveScriptRestoresTheHome(t *testing.T) {
 	if s, _ := other.Script("saved.bhv"); s.State != "stopped" || s.Errors != 0 {
 		t.Fatalf("played the saved script: %+v", s)
 	}
-	if diff := cmp.Diff(h.Zones(), other.Zones()); diff != "" {
-		t.Errorf("zones (-saved +restored):\n%s", diff)
-	}
-	if diff := cmp.Diff(h.Devices(), other.Devices()); diff != "" {
-		t.Errorf("devices (-saved +restored):\n%s", diff)
-	}
-	if diff := cmp.Diff(h.Persons(), other.Persons()); diff != "" {
-		t.Errorf("persons (-saved +restored):\n%s", diff)
-	}
+	sameHome(t, h, other)
 }
 
 // eventLog plays the example house script with Advance and returns the

@@ -500,15 +500,7 @@ func TestScriptApply(t *testing.T) {
 			tt.build(homeCalls{t, want})
 			got := scriptHome(t)
 			applyScript(t, got, parseScriptFile(t, filepath.Join("testdata", "scripts", tt.file)))
-			if diff := cmp.Diff(want.Zones(), got.Zones()); diff != "" {
-				t.Errorf("Zones() (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(want.Devices(), got.Devices()); diff != "" {
-				t.Errorf("Devices() (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(want.Persons(), got.Persons()); diff != "" {
-				t.Errorf("Persons() (-want +got):\n%s", diff)
-			}
+			sameHome(t, want, got)
 		})
 	}
 }
@@ -750,6 +742,21 @@ func TestSetDevicePropertyTyping(t *testing.T) {
 	}
 }
 
+// sameHome reports, as test errors, how got's zones, devices and persons
+// differ from want's.
+func sameHome(t *testing.T, want, got *sim.Home) {
+	t.Helper()
+	if diff := cmp.Diff(want.Zones(), got.Zones()); diff != "" {
+		t.Errorf("Zones() (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Devices(), got.Devices()); diff != "" {
+		t.Errorf("Devices() (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want.Persons(), got.Persons()); diff != "" {
+		t.Errorf("Persons() (-want +got):\n%s", diff)
+	}
+}
+
 // variedHome builds a home with a bit of everything a script must restore,
 // physics included: readings frozen by faults, Illuminance set by hand over
 // what the lights give, Temperature added by thermometers.
@@ -913,15 +920,7 @@ func TestWriteScriptRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if diff := cmp.Diff(orig.Zones(), restored.Zones()); diff != "" {
-		t.Errorf("Zones() (-original +restored):\n%s", diff)
-	}
-	if diff := cmp.Diff(orig.Devices(), restored.Devices()); diff != "" {
-		t.Errorf("Devices() (-original +restored):\n%s", diff)
-	}
-	if diff := cmp.Diff(orig.Persons(), restored.Persons()); diff != "" {
-		t.Errorf("Persons() (-original +restored):\n%s", diff)
-	}
+	sameHome(t, orig, restored)
 
 	var second bytes.Buffer
 	if err := sim.WriteScript(&second, restored, time.UTC); err != nil {
@@ -1063,15 +1062,7 @@ func TestNamesAScriptCanCarry(t *testing.T) {
 	}
 	restored := scriptHome(t)
 	applyScript(t, restored, s)
-	if diff := cmp.Diff(h.Zones(), restored.Zones()); diff != "" {
-		t.Errorf("Zones() (-original +restored):\n%s", diff)
-	}
-	if diff := cmp.Diff(h.Devices(), restored.Devices()); diff != "" {
-		t.Errorf("Devices() (-original +restored):\n%s", diff)
-	}
-	if diff := cmp.Diff(h.Persons(), restored.Persons()); diff != "" {
-		t.Errorf("Persons() (-original +restored):\n%s", diff)
-	}
+	sameHome(t, h, restored)
 }
 
 // TestWriteScriptUnwritable: what a Go caller can give a home and a script

@@ -130,6 +130,21 @@ func TestSnapshotSwitchesAfterTheOldJournal(t *testing.T) {
 		}
 		runtime.Gosched()
 	}
+	// Journal 2 is made: the snapshot now either switches to it at once
+	// (s.gen 2) or holds s.mu until journal 1's fsync is done, and nothing
+	// else takes s.mu meanwhile. y comes after either.
+	for busy := 0; busy < 1000; runtime.Gosched() {
+		if !s.mu.TryLock() {
+			busy++
+			continue
+		}
+		switched := s.gen == 2
+		s.mu.Unlock()
+		if switched {
+			break
+		}
+		busy = 0
+	}
 	go func() { defer wg.Done(); post("y") }()
 	for range 20_000 { // y would land in journal 2 now if the switch did not wait
 		runtime.Gosched()

@@ -54,7 +54,6 @@ type Journal struct {
 	next    uint64
 	pending [][]byte // framed records waiting for the committer
 	batch   *batch   // the batch pending records join
-	writing *batch   // the batch being written, if any
 	closed  bool
 	done    chan struct{}
 }
@@ -212,7 +211,7 @@ func (j *Journal) commit() {
 			return
 		}
 		recs, b := j.pending, j.batch
-		j.pending, j.batch, j.writing = nil, nil, b
+		j.pending, j.batch = nil, nil
 		size, next := j.size, j.next
 		j.mu.Unlock()
 
@@ -236,7 +235,6 @@ func (j *Journal) commit() {
 			j.size = size + n
 			j.next = next + uint64(len(recs))
 		}
-		j.writing = nil
 		close(b.done)
 	}
 }
@@ -255,20 +253,6 @@ func (j *Journal) write(recs [][]byte) error {
 		return err
 	}
 	return j.f.Sync()
-}
-
-// drain waits until every record enqueued so far is on disk, or cut off
-// by a failed commit.
-func (j *Journal) drain() {
-	j.mu.Lock()
-	b := j.batch // written after the one being written, if any
-	if b == nil {
-		b = j.writing
-	}
-	j.mu.Unlock()
-	if b != nil {
-		<-b.done
-	}
 }
 
 // Size returns the bytes of records on disk.

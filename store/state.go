@@ -731,7 +731,7 @@ func (s *State) Snapshot() error {
 	t := s.ticket
 	s.ticket++
 	old := s.journal
-	old.drain()
+	old.Close() // every record enqueued in it is on disk (or cut off) first
 	s.journal, s.gen = next, g
 	s.mu.Unlock()
 
@@ -739,7 +739,6 @@ func (s *State) Snapshot() error {
 	var home, chains bytes.Buffer
 	m, err := s.capture(&home, &chains)
 	s.endTurn(t)
-	old.Close() // every change before the turn is in it, durable
 	if err != nil {
 		return err
 	}

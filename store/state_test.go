@@ -269,19 +269,24 @@ func TestStateKeepsEveryPath(t *testing.T) {
 		{"PUT", "/platform/zones/zone/a%3Fx", "application/json", `{"name":"refused"}`, 404},
 		{"DELETE", "/mediation/important%3F", "", "", 400},
 		{"DELETE", "/mediation/important%2Fx", "", "", 400},
+		// Refused as sent; decoded, it would name a route that deletes m:
+		// the journal replays it as it was sent.
+		{"POST", "/mediation/data/mediator/passthrough/m", "", "", 200},
+		{"DELETE", "/mediation/data%2Fcomponents%2Fm", "", "", 400},
 	} {
 		if rec := s.do(t, c.method, c.path, c.ctype, c.body); rec.Code != c.code {
 			t.Fatalf("%s %s = %d %s, want %d", c.method, c.path, rec.Code, rec.Body, c.code)
 		}
 	}
 	want := ignoreDerived(view(t, s))
-	for _, p := range []string{"/platform/devices/device/data", "/platform/devices/device/script", "/platform/zones/zone/a", "/mediation/data"} {
+	paths := []string{"/platform/devices/device/data", "/platform/devices/device/script", "/platform/zones/zone/a", "/mediation/data", "/mediation/data/components"}
+	for _, p := range paths {
 		want[p] = s.do(t, "GET", p, "", "").Body.String()
 	}
 	s2, _ := open(t, dir) // from the journal: s was not closed
 	defer s2.st.Close()
 	got := ignoreDerived(view(t, s2))
-	for _, p := range []string{"/platform/devices/device/data", "/platform/devices/device/script", "/platform/zones/zone/a", "/mediation/data"} {
+	for _, p := range paths {
 		got[p] = s2.do(t, "GET", p, "", "").Body.String()
 	}
 	if d := cmp.Diff(want, got); d != "" {

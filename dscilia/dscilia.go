@@ -37,7 +37,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/internal/xmlcharset"
@@ -643,13 +642,10 @@ func writeAttr(b *bytes.Buffer, name, value string) {
 // character references so that they read back as they were. It panics
 // with errNotXML for invalid UTF-8 or a character XML 1.0 excludes.
 func xmlEscape(b *bytes.Buffer, s string) {
-	if !utf8.ValidString(s) {
+	if !xmlcharset.Text(s) {
 		panic(errNotXML{s})
 	}
 	for _, r := range s {
-		if !xmlcharset.Char(r) {
-			panic(errNotXML{s})
-		}
 		switch r {
 		case '<':
 			b.WriteString("&lt;")

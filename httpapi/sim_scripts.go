@@ -155,9 +155,15 @@ func (s *server) handleScriptSource() http.Handler {
 	})
 }
 
-// handleScriptState plays, pauses or stops a script: {"state": ...}.
+// handleScriptState plays, pauses or stops a script: {"state": ...}. It
+// holds scriptsMu, as an upload does, so that no script starts between an
+// upload's change and its rollback when the disk refuses the file.
 func (s *server) handleScriptState() http.Handler {
-	return handleBody(s, scriptState, s.home.SetScriptState)
+	return handleBody(s, scriptState, func(id, state string) (sim.ScriptInfo, error) {
+		s.scriptsMu.Lock()
+		defer s.scriptsMu.Unlock()
+		return s.home.SetScriptState(id, state)
+	})
 }
 
 // scriptState reads {"state": "started"|"paused"|"stopped"}; the player

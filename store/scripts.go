@@ -105,8 +105,7 @@ func checkName(name string) error {
 }
 
 // LoadChainDir loads every .dscilia file of dir, in name order, into
-// engine (see dscilia.Load), leaving out the chains the engine has already
-// (restored from the state, say). An error names the file.
+// engine, as LoadChainFile does. An error names the file.
 func LoadChainDir(engine *mediation.Engine, dir string, placeholders bool) error {
 	if _, err := os.Stat(dir); err != nil {
 		return err
@@ -117,21 +116,32 @@ func LoadChainDir(engine *mediation.Engine, dir string, placeholders bool) error
 	}
 	slices.Sort(files)
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
+		if err := LoadChainFile(engine, f, placeholders); err != nil {
 			return err
 		}
-		d, err := dscilia.Parse(data)
-		if err == nil {
-			d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
-				_, err := engine.Chain(c.ID)
-				return err == nil && !c.Extension
-			})
-			_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", f, err)
-		}
+	}
+	return nil
+}
+
+// LoadChainFile loads the DSCilia file path into engine (see
+// dscilia.Load), leaving out the chains the engine has already (made by
+// -demo, say, or by a file before) unless they are extensions. An error
+// names the file.
+func LoadChainFile(engine *mediation.Engine, path string, placeholders bool) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	d, err := dscilia.Parse(data)
+	if err == nil {
+		d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
+			_, err := engine.Chain(c.ID)
+			return err == nil && !c.Extension
+		})
+		_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -40,7 +40,6 @@ type sampler struct {
 	zoneIdx    map[string]int // zone -> position in zones
 	temps, lux []plotter.XYs  // per zone: °C and lx over Unix seconds
 	first, end time.Time      // of the samples taken
-	n          int            // samples taken
 }
 
 // newSampler returns a sampler for -csv (rows spooled to a temporary
@@ -94,12 +93,10 @@ func (s *sampler) take() error {
 		return nil
 	}
 	at := s.home.Now()
-	if s.n == 0 {
+	if s.first.IsZero() {
 		s.first = at
 	}
 	s.end = at
-	s.n++
-	clear(s.row)
 	s.row = append(s.row[:0], at.In(s.loc).Format(s.layout()))
 	for _, z := range s.home.Zones() {
 		zi, ok := s.zoneIdx[z.ID]

@@ -15,7 +15,6 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/pervasim/pervasim/bridge"
-	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -148,25 +147,15 @@ type scriptFile struct {
 }
 
 // loadChains loads the chains of the DSCilia files and directories into
-// engine, all of them started.
+// engine, all of them started, as the server's -chains does.
 func loadChains(engine *mediation.Engine, paths []string, placeholders bool) error {
 	for _, path := range paths {
+		load := store.LoadChainFile
 		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			if err := store.LoadChainDir(engine, path, placeholders); err != nil {
-				return fmt.Errorf("-chains: %w", err)
-			}
-			continue
+			load = store.LoadChainDir
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
+		if err := load(engine, path, placeholders); err != nil {
 			return fmt.Errorf("-chains: %w", err)
-		}
-		doc, err := dscilia.Parse(data)
-		if err == nil {
-			_, err = dscilia.Load(engine, doc, dscilia.LoadOptions{Placeholders: placeholders})
-		}
-		if err != nil {
-			return fmt.Errorf("-chains: %s: %w", path, err)
 		}
 	}
 	return nil

@@ -282,6 +282,12 @@ func TestSimulateChains(t *testing.T) {
 	if diff := cmp.Diff(files, again); diff != "" {
 		t.Errorf("a second run differs (-first +second):\n%.2000s", diff)
 	}
+	// A directory loads its files as the file itself did.
+	fromDir := args()
+	fromDir[1] = "testdata"
+	if files, stderr, err := simulate(t, fromDir...); err != nil || !cmp.Equal(files, again) {
+		t.Errorf("-chains testdata = %v (%s), want the run of -chains testdata/thermostat.dscilia", err, stderr)
+	}
 
 	// A chain file that does not load names itself; an unknown type is
 	// refused unless -placeholders.

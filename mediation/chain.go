@@ -61,7 +61,8 @@ import (
 // operations (Send, Messages) run concurrently with each other and with
 // structural operations, which are serialised per chain. Every operation
 // validates first and then either applies fully or changes nothing. Once the
-// chain is deleted every method fails with ErrNotFound.
+// chain is deleted every method fails with ErrNotFound; once its engine is
+// closed, changes fail with ErrConflict.
 type Chain struct {
 	id  string
 	eng *Engine
@@ -69,6 +70,7 @@ type Chain struct {
 	mu       sync.Mutex // serialises structural operations
 	order    []*comp    // creation order; guarded by mu
 	bindings []*binding // creation order; guarded by mu
+	released bool       // the engine closed and freed what the chain held; guarded by mu
 
 	topo    atomic.Uint64 // version of the topology, odd while it changes (topoBegin, topoEnd): see queuesAhead
 	deleted atomic.Bool
@@ -97,10 +99,29 @@ func (ch *Chain) lock() error {
 
 func (ch *Chain) gone() error { return errorf(ErrNotFound, "chain %q was deleted", ch.id) }
 
-// lockFind takes the structural lock and finds component id: on success
-// the caller holds ch.mu and unlocks it; on error the lock is not held.
-func (ch *Chain) lockFind(id string) (*comp, error) {
+// lockChange is lock for a change of the chain's components, bindings or
+// properties: it also fails, with ErrConflict, once the engine is closed
+// (Engine.Close freed what the chain held; nothing would free more).
+func (ch *Chain) lockChange() error {
 	if err := ch.lock(); err != nil {
+		return err
+	}
+	if ch.released {
+		ch.mu.Unlock()
+		return errorf(ErrConflict, "engine closed: chain %q can be read, not changed", ch.id)
+	}
+	return nil
+}
+
+// lockFind takes the structural lock (lockChange when change is true) and
+// finds component id: on success the caller holds ch.mu and unlocks it; on
+// error the lock is not held.
+func (ch *Chain) lockFind(id string, change bool) (*comp, error) {
+	lock := ch.lock
+	if change {
+		lock = ch.lockChange
+	}
+	if err := lock(); err != nil {
 		return nil, err
 	}
 	c, err := ch.find(id)
@@ -320,11 +341,37 @@ func (ch *Chain) destroy() {
 	ch.deleted.Store(true)
 	for _, b := range ch.bindings {
 		b.dead.Store(true)
-		b.link.Close()
+		if !ch.released {
+			b.link.Close()
+		}
 	}
 	for _, c := range ch.order {
 		c.lock()
 		c.removed = true
+		if !ch.released {
+			closeImpl(c.impl)
+		}
+		c.unlock()
+	}
+}
+
+// release stops the chain for good and frees what its links and components
+// hold (Engine.Close): a link's goroutines and connections, an io.Closer
+// implementation's resources. What the links held is counted as dropped
+// by their targets. Unlike destroy, the chain stays, to be read.
+func (ch *Chain) release() {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.deleted.Load() || ch.released {
+		return
+	}
+	ch.stopLocked()
+	ch.released = true
+	for _, b := range ch.bindings {
+		ch.dropBinding(b)
+	}
+	for _, c := range ch.order {
+		c.lock()
 		closeImpl(c.impl)
 		c.unlock()
 	}

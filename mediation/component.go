@@ -264,8 +264,9 @@ type Env struct {
 //
 // The returned value must implement Processor when the type has in ports.
 // It may also implement Injector, Retainer, Drainer, Restorer, Periodic,
-// Porter, Checker and io.Closer (Close is called once the component is removed,
-// replaced by a new implementation, or its chain deleted).
+// Porter, Checker and io.Closer (Close is called once, when the component is
+// removed, replaced by a new implementation, its chain deleted or the
+// engine closed).
 //
 // A Constructor must be safe for concurrent use: engines may call it from
 // several goroutines.

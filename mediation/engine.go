@@ -167,9 +167,14 @@ func (e *Engine) DeleteChain(id string) error {
 	return nil
 }
 
-// Close stops every chain and waits for all the engine's goroutines. Chains
-// keep their state and can still be inspected, but cannot be started again,
-// and no chain can be created. Close is idempotent and returns nil.
+// Close stops every chain for good, frees what their links and components
+// hold (links' goroutines and connections; components whose
+// implementation is an io.Closer are closed) and waits for all the
+// engine's goroutines. Messages links still held are discarded, counted as
+// dropped by their targets. Chains keep their components, bindings and
+// counters and can still be read (or deleted), but cannot be started or
+// changed again (ErrConflict), and no chain can be created. Close is
+// idempotent and returns nil.
 func (e *Engine) Close() error {
 	e.mu.Lock()
 	e.closed = true
@@ -179,7 +184,7 @@ func (e *Engine) Close() error {
 	}
 	e.mu.Unlock()
 	for _, ch := range chains {
-		_ = ch.Stop() // fails only for deleted chains
+		ch.release()
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func (ch *Chain) SetIdentity(id, uuid string, created time.Time) error {
 	if uuid == "" {
 		return errorf(ErrInvalid, "component %s: an identity needs a UUID", id)
 	}
-	c, err := ch.lockFind(id)
+	c, err := ch.lockFind(id, false)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 
@@ -121,6 +122,80 @@ func TestStopKeepsQueuedMessages(t *testing.T) {
 		ms, _ := ch.Messages("late")
 		if diff := cmp.Diff([]any{1, 2, 3, 4}, contents(ms)); diff != "" {
 			t.Errorf("binding added while stopped (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// closeCounter is a passthrough mediator that counts its Close calls.
+type closeCounter struct{ closes atomic.Int32 }
+
+func (c *closeCounter) Process(_ string, m mediation.Message, out mediation.Emitter) error {
+	out.Emit("out", m)
+	return nil
+}
+
+func (c *closeCounter) Close() error { c.closes.Add(1); return nil }
+
+// TestEngineCloseFreesWhatChainsHold: Close discards what queues hold
+// (counted as dropped), closes every io.Closer implementation once (not
+// again when the chain is deleted afterwards), and leaves the chains to be
+// read, not changed.
+func TestEngineCloseFreesWhatChainsHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tokens := make(chan struct{})
+		s := newSink(0)
+		r := gatedRegistry(t, s, tokens)
+		closer := &closeCounter{}
+		if err := r.Register(mediation.Type{Name: "closer", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+			New: func(map[string]any, mediation.Env) (any, error) { return closer, nil }}); err != nil {
+			t.Fatal(err)
+		}
+		e := mediation.NewEngine(mediation.Config{Registry: r})
+		ch := build(t, e, "c", adp("rest-in", "a", nil), med("gate", "g", nil), med("closer", "k", nil), adp("sink", "o", nil),
+			bind("a:out", "g:in", "queue"), bind("g:out", "k:in", ""), bind("k:out", "o:in", "queue"), start)
+		for i := range 5 {
+			if err := ch.Send("a", msg(i, nil)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // message 0 in the gate, 4 queued
+		stopPastGate(t, ch, tokens)
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait() // no goroutine of the engine is left to run
+		g := mustComponent(t, ch, "g")
+		if g.Counters.Queue != 0 || g.Counters.Dropped != 4 || g.Counters.In != 1 {
+			t.Errorf("the gate's counters after Close = %+v, want in 1, queue 0, dropped 4", g.Counters)
+		}
+		if n := closer.closes.Load(); n != 1 {
+			t.Errorf("the closer was closed %d times by Engine.Close, want 1", n)
+		}
+		changes := map[string]func() error{
+			"AddMediator":      func() error { _, err := ch.AddMediator("passthrough", "p", nil); return err },
+			"RemoveComponent":  func() error { return ch.RemoveComponent("", "k") },
+			"UpdateProperties": func() error { _, err := ch.UpdateProperties("k", map[string]any{"x": 1.0}); return err },
+			"SetProperties":    func() error { _, err := ch.SetProperties("k", nil); return err },
+			"Copy":             func() error { _, err := ch.Copy("k", "k2"); return err },
+			"Bind":             func() error { _, err := ch.Bind("a:out", "k:in", "queue", nil); return err },
+			"Unbind":           func() error { return ch.Unbind("k:out", "o:in") },
+			"Replace":          func() error { return ch.Replace("g", "k") },
+			"Start":            ch.Start,
+		}
+		for name, change := range changes {
+			if err := change(); errKind(err) != "conflict" {
+				t.Errorf("%s after Close: %v, want conflict", name, err)
+			}
+		}
+		info, err := ch.Info()
+		if err != nil || len(info.Mediators) != 2 || len(info.Bindings) != 3 {
+			t.Errorf("Info after Close = %d mediators, %d bindings, %v; want 2, 3, nil", len(info.Mediators), len(info.Bindings), err)
+		}
+		if err := e.DeleteChain("c"); err != nil {
+			t.Fatal(err)
+		}
+		if n := closer.closes.Load(); n != 1 {
+			t.Errorf("the closer was closed %d times after Engine.Close and DeleteChain, want 1", n)
 		}
 	})
 }

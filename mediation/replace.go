@@ -14,7 +14,7 @@ package mediation
 // ErrConflict when to already has one of the bindings it would take over.
 // On error nothing changes.
 func (ch *Chain) Replace(from, to string) error {
-	if err := ch.lock(); err != nil {
+	if err := ch.lockChange(); err != nil {
 		return err
 	}
 	defer ch.mu.Unlock()

@@ -285,7 +285,7 @@ func TestQueueReusesCountedSizes(t *testing.T) {
 			}
 			// A queue into p, its message saying its properties count
 			// 12345 bytes.
-			c, err := ch.lockFind("p")
+			c, err := ch.lockFind("p", false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -26,7 +26,7 @@ func (ch *Chain) AddAdapter(typ, id string, props map[string]any) (ComponentInfo
 // the kind), or properties the type rejects; with ErrConflict when the id is
 // taken. A component added to a started chain runs at once.
 func (ch *Chain) AddComponent(kind Kind, typ, id string, props map[string]any) (ComponentInfo, error) {
-	if err := ch.lock(); err != nil {
+	if err := ch.lockChange(); err != nil {
 		return ComponentInfo{}, err
 	}
 	defer ch.mu.Unlock()
@@ -127,7 +127,7 @@ func newUUID() string {
 // ErrNotFound (ErrInvalid for a malformed id; as every method naming a
 // component).
 func (ch *Chain) Component(id string) (ComponentInfo, error) {
-	c, err := ch.lockFind(id)
+	c, err := ch.lockFind(id, false)
 	if err != nil {
 		return ComponentInfo{}, err
 	}
@@ -193,7 +193,7 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 // bindings, are discarded and counted as dropped; a message in flight
 // towards it is dropped too.
 func (ch *Chain) RemoveComponent(kind Kind, id string) error {
-	c, err := ch.lockFind(id)
+	c, err := ch.lockFind(id, true)
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (ch *Chain) SetProperties(id string, props map[string]any) (ComponentInfo, 
 
 // reconfigure is UpdateProperties (merge) or SetProperties.
 func (ch *Chain) reconfigure(id string, props map[string]any, merge bool) (ComponentInfo, error) {
-	c, err := ch.lockFind(id)
+	c, err := ch.lockFind(id, true)
 	if err != nil {
 		return ComponentInfo{}, err
 	}
@@ -352,7 +352,7 @@ func listPorts(ps []string) string {
 // binding. It fails with ErrNotFound when from does not exist, ErrInvalid
 // for a malformed id, and ErrConflict when to exists.
 func (ch *Chain) Copy(from, to string) (ComponentInfo, error) {
-	c, err := ch.lockFind(from)
+	c, err := ch.lockFind(from, true)
 	if err != nil {
 		return ComponentInfo{}, err
 	}
@@ -503,7 +503,7 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	if err := checkProps(props); err != nil {
 		return BindingInfo{}, err
 	}
-	if err := ch.lock(); err != nil {
+	if err := ch.lockChange(); err != nil {
 		return BindingInfo{}, err
 	}
 	defer ch.mu.Unlock()
@@ -594,7 +594,7 @@ func (ch *Chain) Unbind(from, to string) error {
 	if err != nil {
 		return err
 	}
-	if err := ch.lock(); err != nil {
+	if err := ch.lockChange(); err != nil {
 		return err
 	}
 	defer ch.mu.Unlock()

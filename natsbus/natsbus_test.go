@@ -204,6 +204,42 @@ func TestLinkerSplitsAChain(t *testing.T) {
 	}
 }
 
+// TestEngineCloseEndsThePublishers: closing an engine, its chains not
+// deleted, ends the goroutines its nats links publish from.
+func TestEngineCloseEndsThePublishers(t *testing.T) {
+	s, nc := startNATS(t)
+	comps := []comp{
+		{mediation.KindAdapter, "rest-in", "a", nil},
+		{mediation.KindAdapter, "sink", "b", nil},
+	}
+	e1, _ := engine(t, nc)
+	sender := build(t, e1, "c", comps, []bind{{"a:out", "b:in", "nats", map[string]any{"subject": "close.c", "role": "send"}}})
+	e2, sink2 := engine(t, connect(t, s.URL()))
+	build(t, e2, "c", comps, []bind{{"a:out", "b:in", "nats", map[string]any{"subject": "close.c", "role": "receive"}}})
+	for _, m := range sent(5) {
+		if err := sender.Send("a", m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	receive(t, sink2, 5)
+	const publisher = "natsbus.(*natsLink).publisher"
+	if !strings.Contains(goroutines(), publisher) {
+		t.Fatalf("no goroutine runs %s while the chain sends: the test looks for the wrong name", publisher)
+	}
+	if err := e1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if g := goroutines(); strings.Contains(g, publisher) {
+		t.Errorf("a publisher outlives Engine.Close:\n%s", g)
+	}
+}
+
+// goroutines returns the stacks of every goroutine.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
 // TestJMSNamesAreNATS: a chain written for Cilia's JMS linker runs over
 // NATS, its jms.topic the subject.
 func TestJMSNamesAreNATS(t *testing.T) {

@@ -479,13 +479,7 @@ func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physic
 		<-simDone
 		unpublish()
 		devices.Close()
-		// Everything the chains hold outside the process goes too: NATS
-		// subscriptions and the nats linker's publishers (Engine.Close
-		// only stops chains, which stay inspectable).
-		for _, id := range engine.Chains() {
-			engine.DeleteChain(id)
-		}
-		engine.Close()
+		engine.Close() // NATS subscriptions and the nats linker's publishers go too
 	}}, start, nil
 }
 

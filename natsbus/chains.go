@@ -349,9 +349,12 @@ func (s *seen) has(id string) bool {
 func (in *natsIn) Stop() error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.unsubscribeLocked() {
+	if in.unsubscribeLocked() && in.c.nc.IsConnected() {
 		// Once the server has the unsubscription, what is published goes
-		// to the queue group's other members; not before.
+		// to the queue group's other members; not before. Disconnected,
+		// there is nothing to wait for (the server dropped the
+		// subscription with the connection, and a reconnection does not
+		// make it again), and waiting would hold the chain's lock.
 		return in.c.nc.FlushTimeout(5 * time.Second)
 	}
 	return nil

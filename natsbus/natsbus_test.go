@@ -434,6 +434,37 @@ func TestQueueGroup(t *testing.T) {
 	}
 }
 
+// TestNATSInStopsWhileDisconnected: with the NATS server gone (the client
+// trying to reconnect), stopping a chain with a nats-in unsubscribes without
+// waiting for a server that cannot answer (it waited, holding the chain's
+// lock, until its flush timed out and counted an error).
+func TestNATSInStopsWhileDisconnected(t *testing.T) {
+	s, _ := startNATS(t)
+	disconnected := make(chan struct{})
+	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.DisconnectErrHandler(func(*nats.Conn, error) { close(disconnected) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	e, _ := engine(t, nc)
+	ch := build(t, e, "c", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "gone"}},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	s.Shutdown()
+	<-disconnected
+	if err := ch.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	info, err := ch.Component("in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Counters.Errors != 0 {
+		t.Errorf("stopping while disconnected counted %d errors", info.Counters.Errors)
+	}
+}
+
 // TestNATSInTakesNothingWhileStopped: a nats-in of a stopped chain, or one
 // whose bindings Replace handed to another, is no longer subscribed: in a
 // queue group, the running member gets every message; a replacement

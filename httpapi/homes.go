@@ -299,8 +299,7 @@ func (s *server) homeRoutes(r router) {
 			}
 			var spec HomeSpec
 			if len(bytes.TrimSpace(body)) > 0 {
-				dec := json.NewDecoder(bytes.NewReader(body))
-				dec.DisallowUnknownFields()
+				dec := json.NewDecoder(bytes.NewReader(body)) // unknown fields ignored: what GET gave can be sent back
 				if err := dec.Decode(&spec); err != nil {
 					writeError(w, r, invalidf("the body must be a JSON object with an optional \"physics\": %v", err))
 					return

@@ -42,7 +42,7 @@ func schemas() obj {
 			"id": str("the home's name; the server's own is \"default\""), "platform": str("the path of its simulation service"),
 			"mediation": str("the path of its mediation service"), "physics": obj{"type": "string", "enum": []string{"contract", "realistic"}},
 		}},
-		"HomeCreate": obj{"type": "object", "additionalProperties": false, "description": "optional", "properties": obj{
+		"HomeCreate": obj{"type": "object", "description": "optional; other fields are ignored (a Home read can be sent back)", "properties": obj{
 			"physics": obj{"type": "string", "enum": []string{"contract", "realistic"}, "description": "contract unless given"},
 		}},
 		"Zone": obj{"type": "object", "required": []string{"id", "name", "leftX", "topY", "rightX", "bottomY", "variables"}, "properties": obj{

@@ -199,10 +199,17 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 		kinds = append(kinds, k)
 		sel.kinds = append(sel.kinds, k.Type())
 	}
+	// Restored from a saved state, the adapter names what it named then:
+	// a device or zone deleted since is waited for, as it was.
 	var devices []sim.Device
+	missing := false
 	for _, id := range sel.devices {
 		d, err := b.home.Device(id)
 		if err != nil {
+			if env.Restoring {
+				missing = true
+				continue
+			}
 			return nil, invalidf("property \"devices\": %w", err)
 		}
 		devices = append(devices, d)
@@ -210,7 +217,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	if sel.zone, err = stringProp(props, "zone"); err != nil {
 		return nil, err
 	}
-	if sel.zone != "" {
+	if sel.zone != "" && !env.Restoring {
 		if _, err := b.home.Zone(sel.zone); err != nil {
 			return nil, invalidf("property \"zone\": %w", err)
 		}
@@ -218,8 +225,10 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	if sel.property, err = stringProp(props, "property"); err != nil {
 		return nil, err
 	}
-	if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
-		return nil, err
+	if !missing {
+		if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
+			return nil, err
+		}
 	}
 	switch v := props["current"].(type) {
 	case nil:
@@ -350,6 +359,9 @@ func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, err
 	o.value, o.hasValue = props["value"], props["value"] != nil
 	if o.device != "" {
 		if _, err := b.home.Device(o.device); err != nil {
+			if env.Restoring { // deleted since it was saved: Process refuses until it is back
+				return o, nil
+			}
 			return nil, invalidf("property \"device\": %w", err)
 		}
 		if o.property != "" {

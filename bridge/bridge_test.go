@@ -176,6 +176,61 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 	}
 }
 
+// TestRestoredAdaptersWaitForWhatWasDeleted: made again from a saved
+// state (Engine.Restore), adapters naming a device or zone deleted since
+// load, as they lived before the restart, and work once it is back;
+// a client's request naming them is still refused.
+func TestRestoredAdaptersWaitForWhatWasDeleted(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	in := map[string]any{"devices": "ghost", "zone": "attic", "property": "heater.powerLevel"}
+	out := map[string]any{"device": "ghost", "property": "heater.powerLevel", "value": 1.0}
+	if _, err := ch.AddAdapter("device-in", "watch", in); !errors.Is(err, mediation.ErrInvalid) {
+		t.Fatalf("a device-in naming nothing, outside Restore: %v, want invalid", err)
+	}
+	err := engine.Restore(func() error {
+		build(t, ch,
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("device-in", "watch", in) },
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "seen", nil) },
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-in", "cmd", nil) },
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("device-out", "switch", out) },
+		)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.AddAdapter("device-out", "late", out); !errors.Is(err, mediation.ErrInvalid) {
+		t.Errorf("a device-out naming nothing, after Restore: %v, want invalid", err)
+	}
+	ch.Bind("watch:out", "seen:in", "", nil)
+	ch.Bind("cmd:out", "switch:in", "", nil)
+	ch.Start()
+	if err := ch.Send("cmd", mediation.Message{Content: "on"}); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := ch.Component("switch"); info.Counters.Errors != 1 {
+		t.Errorf("device-out without its device: %d errors, want 1", info.Counters.Errors)
+	}
+	if _, err := home.CreateZone(sim.ZoneSpec{ID: "attic", LeftX: 200, RightX: 300, BottomY: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := home.CreateDevice(sim.DeviceSpec{ID: "ghost", Type: "Heater", PositionX: ptr(250), PositionY: ptr(50)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Send("cmd", mediation.Message{Content: "on"}); err != nil {
+		t.Fatal(err)
+	}
+	home.Advance(0) // device-out applies through the scheduler
+	if d, _ := home.Device("ghost"); d.Properties["heater.powerLevel"] != 1.0 {
+		t.Errorf("the device back: power level %v, want 1", d.Properties["heater.powerLevel"])
+	}
+	msgs, _ := ch.Messages("seen")
+	if len(msgs) != 1 || msgs[0].Properties["deviceId"] != "ghost" {
+		t.Errorf("device-in saw %v, want the change of ghost", msgs)
+	}
+}
+
 // TestDeviceOutMessages: messages name their target in the content or the
 // properties; an invalid one is counted as an error, reported, and not
 // applied at all.

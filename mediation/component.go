@@ -254,6 +254,12 @@ type Env struct {
 	// Output is the engine's output writer (Config.Output); writes to it
 	// are serialised by the engine.
 	Output io.Writer
+	// Restoring is set when the component is made again from a saved
+	// state (Engine.Restore), not at a client's request: a constructor
+	// should then accept what it only refuses because the world changed
+	// since (a reference to something deleted), as the saved component
+	// lived with it.
+	Restoring bool
 }
 
 // Constructor builds the implementation of one component from its

@@ -65,7 +65,20 @@ type Engine struct {
 	order  []string
 	closed bool
 
-	made atomic.Uint64 // components made so far (see Made)
+	made      atomic.Uint64 // components made so far (see Made)
+	restoring atomic.Int32  // Restore calls in progress
+}
+
+// Restore runs f, the loading of saved chains, with Env.Restoring set for
+// every component made meanwhile: their constructors accept references to
+// what no longer exists (a device deleted after the chain was saved), as
+// the components did when they were saved. Call it before the engine serves
+// anyone else: components others make during f see Restoring too. Restore
+// is safe for concurrent use and returns f's error.
+func (e *Engine) Restore(f func() error) error {
+	e.restoring.Add(1)
+	defer e.restoring.Add(-1)
+	return f()
 }
 
 // NewEngine returns an engine configured by cfg (see Config for defaults).

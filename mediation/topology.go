@@ -89,7 +89,8 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 
 // build runs t's constructor on a copy of props and works out the ports.
 func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, out []string, err error) {
-	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output})
+	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output,
+		Restoring: ch.eng.restoring.Load() > 0})
 	if err != nil {
 		if !errors.Is(err, ErrInvalid) {
 			err = errorf(ErrInvalid, "%s %s: %v", t.Kind, t.Name, err)

@@ -333,7 +333,11 @@ func (s *State) loadSnapshot(g int) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", name("chains.dscilia"), err)
 	}
-	if _, err := dscilia.Load(s.cfg.Engine, doc, dscilia.LoadOptions{Placeholders: true}); err != nil {
+	err = s.cfg.Engine.Restore(func() error { // a device a chain names may have been deleted since
+		_, err := dscilia.Load(s.cfg.Engine, doc, dscilia.LoadOptions{Placeholders: true})
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("%s: %v", name("chains.dscilia"), err)
 	}
 	for _, id := range m.Stopped {

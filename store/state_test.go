@@ -75,6 +75,11 @@ var changes = []struct{ method, path, ctype, body string }{
 	{"POST", "/platform/devices/device", "application/json", `{"deviceId":"heater","type":"iCasa.Heater","positionX":50,"positionY":50}`},
 	{"PUT", "/platform/devices/device/heater", "application/json", `{"properties":{"heater.powerLevel":0.7},"name":"Big heater"}`},
 	{"POST", "/platform/devices/device", "application/json", `{"deviceId":"lamp","type":"iCasa.BinaryLight"}`},
+	// Device adapters naming a device and a zone deleted afterwards (the
+	// zone by the restored server, below): the saved chain loads again.
+	{"POST", "/mediation/wired", "", ""},
+	{"POST", "/mediation/wired/adapter/device-out/switch", "application/x-www-form-urlencoded", "properties={device=lamp; property=binaryLight.powerStatus}"},
+	{"POST", "/mediation/wired/adapter/device-in/watch", "application/x-www-form-urlencoded", "properties={devices=lamp; zone=hall; property=power_status}"},
 	{"DELETE", "/platform/devices/device/lamp", "", ""},
 	{"POST", "/platform/persons/person", "application/json", `{"personId":"ada","type":"Woman","positionX":320,"positionY":20}`},
 	{"PUT", "/platform/clocks/clock/default", "application/json", `{"factor":30,"pause":true}`},
@@ -95,7 +100,7 @@ func view(t *testing.T, s *server) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	for _, p := range []string{"/platform/zones/zones", "/platform/devices/devices", "/platform/persons/persons", "/platform/environment",
-		"/mediation/", "/mediation/relay", "/mediation/runtime/relay", "/mediation/runtime/idle", "/mediation/cilia"} {
+		"/mediation/", "/mediation/relay", "/mediation/runtime/relay", "/mediation/runtime/idle", "/mediation/cilia", "/mediation/runtime/wired"} {
 		rec := s.do(t, "GET", p, "", "")
 		var v any
 		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {

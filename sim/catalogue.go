@@ -203,7 +203,7 @@ const (
 	PropCameraStatus              = "camera.recording"
 	PropCameraPersonCount         = "camera.personCount"
 	PropPowerSwitchStatus         = "powerSwitch.currentStatus"
-	PropPowerSwitchMeterWatts     = "powerSwitchMeter.currentConsumption"
+	PropPowerSwitchMeterWatts     = "powermeter.currentRating"
 	PropBathroomScaleWeight       = "bathroomScale.currentWeight"
 	PropSphygmometerSystolic      = "sphygmometer.systolic"
 	PropSphygmometerDiastolic     = "sphygmometer.diastolic"
@@ -294,7 +294,8 @@ var catalogueKinds = []Kind{
 		Doc: "A switch that meters the electric power its zone's other devices draw while on, read every 10 s.",
 		Properties: []PropertySpec{
 			{Name: PropPowerSwitchStatus, Type: Bool, Default: false, Doc: "on"},
-			{Name: PropPowerSwitchMeterWatts, Type: Number, Default: 0.0, Derived: true, Unit: "W", Doc: "power drawn in the zone, 0 while off"},
+			{Name: PropPowerSwitchMeterWatts, Type: Number, Default: 0.0, Derived: true, Unit: "W", Doc: "power drawn in the zone, 0 while off",
+				Aliases: []string{"powermeter.currentrating", "powerSwitchMeter.currentConsumption"}},
 		},
 		Behavior: Behavior{
 			Derive: meter,

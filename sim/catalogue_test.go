@@ -89,8 +89,17 @@ func TestCatalogueBehaviours(t *testing.T) {
 		mustDevice(t, h, placed("heater", "Heater", 20, 20, map[string]any{"heater.powerLevel": 0.5}))
 		mustDevice(t, h, placed("lamp", "BinaryLight", 30, 30, map[string]any{"power_status": true, "max_power": 60.0}))
 		mustAdvance(t, h, 10*time.Second)
-		if got := prop(t, h, "meter", "powerSwitchMeter.currentConsumption"); got != 560.0 {
-			t.Errorf("powerSwitchMeter.currentConsumption = %v, want 500 + 60", got)
+		if got := prop(t, h, "meter", "powermeter.currentRating"); got != 560.0 {
+			t.Errorf("powermeter.currentRating = %v, want 500 + 60", got)
+		}
+		// iCasa's names, and this project's earlier one, are the reading's:
+		// the derived value is neither set nor joined by a free property.
+		for _, name := range []string{"powermeter.currentrating", "powerSwitchMeter.currentConsumption"} {
+			h.UpdateDevice("meter", sim.DeviceUpdate{Properties: map[string]any{name: 1.0}})
+			d, _ := h.Device("meter")
+			if _, ok := d.Properties[name]; ok || d.Properties["powermeter.currentRating"] != 560.0 {
+				t.Errorf("after an update of %s: %v", name, d.Properties)
+			}
 		}
 	})
 	t.Run("an open window lets the heat out (realistic)", func(t *testing.T) {

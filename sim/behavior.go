@@ -46,6 +46,10 @@ type Behavior struct {
 	// levels of its devices added as sound powers, 10·log10(Σ 10^(L/10)),
 	// 0 when all are silent.
 	Noise func(p Props) float64
+	// Water reports whether the device sprays water on its zone now, as a
+	// sprinkler does: flood sensors in the zone raise their alarm while
+	// an active device of the zone does (they look every simulated second).
+	Water func(p Props) bool
 	// Derive recomputes the device's derived properties (with
 	// [DeviceContext.Set]) from its properties, its zone and the persons in
 	// it. It runs when the device is created, changed or moved and when its

@@ -179,6 +179,7 @@ var builtinKinds = []Kind{
 		Properties: []PropertySpec{
 			{Name: PropPowerStatus, Type: Bool, Default: false, Doc: "spraying", Aliases: []string{"sprinkler.powerStatus"}},
 		},
+		Behavior: Behavior{Water: func(p Props) bool { return p.Bool(PropPowerStatus) }},
 	},
 	followingSensor("COGasSensor", "fr.liglab.adele.icasa.device.gasSensor.CarbonMonoxydeSensor",
 		PropCurrentConcentration, "carbonMonoxydeSensor.currentConcentration", 0.0, VarCOConcentration, "ppm", "Reads its zone's carbon monoxide concentration."),
@@ -249,7 +250,7 @@ var catalogueKinds = []Kind{
 	},
 	{
 		Name: "FloodSensor", Service: "fr.liglab.adele.icasa.device.security.FloodSensor",
-		Doc: "Raises its alarm while water floods its zone: while a sprinkler there sprays.",
+		Doc: "Raises its alarm while water floods its zone: while a sprinkler (or another kind whose behaviour sprays water) there sprays.",
 		Properties: []PropertySpec{
 			{Name: PropFloodSensorAlarm, Type: Bool, Default: false, Derived: true, Doc: "water detected; kept while faulty"},
 		},
@@ -363,11 +364,12 @@ func listen(c *DeviceContext) {
 	c.Set(PropSpeakerNoiseLevel, noise)
 }
 
-// senseFlood sets a flood sensor: true while an active sprinkler in its zone
-// sprays.
+// senseFlood sets a flood sensor: true while an active device in its zone
+// sprays water (Behavior.Water), as a sprinkler does.
 func senseFlood(c *DeviceContext) {
 	c.Set(PropFloodSensorAlarm, c.anyInZone(func(d *device) bool {
-		return d.kind.Name == "Sprinkler" && d.active && d.props.value(PropPowerStatus) == true
+		water := d.kind.Behavior.Water
+		return water != nil && d.active && water(Props{d: d})
 	}))
 }
 

@@ -72,6 +72,24 @@ func TestCatalogueBehaviours(t *testing.T) {
 			t.Errorf("floodSensor.alarm = %v, want true", got)
 		}
 	})
+	t.Run("a flood sensor sees a kind of one's own spray", func(t *testing.T) {
+		h, _ := newHome(t)
+		hose := sim.Kind{Name: "Hose", Properties: []sim.PropertySpec{{Name: "open", Type: sim.Bool, Default: false}},
+			Behavior: sim.Behavior{Water: func(p sim.Props) bool { return p.Bool("open") }}}
+		if err := h.Kinds().Register(hose); err != nil {
+			t.Fatal(err)
+		}
+		mustZone(t, h, rect("garden", 0, 0, 100, 100))
+		mustDevice(t, h, placed("hose", "Hose", 10, 10, nil))
+		mustDevice(t, h, placed("flood", "FloodSensor", 20, 20, nil))
+		for _, open := range []bool{true, false} {
+			set(t, h, "hose", map[string]any{"open": open})
+			mustAdvance(t, h, time.Second)
+			if got := prop(t, h, "flood", "flood.alarm"); got != open {
+				t.Errorf("hose open %v: floodSensor.alarm = %v", open, got)
+			}
+		}
+	})
 	t.Run("a camera counts the persons while recording", func(t *testing.T) {
 		h, _ := newHome(t)
 		mustZone(t, h, rect("door", 0, 0, 100, 100))

@@ -99,7 +99,7 @@ func (h *Home) shape(z *Zone, shared float64) thermalZone {
 	}
 	t.volume = t.area * t.height
 	share := h.env.windowShare
-	if s, ok := z.Variables[VarWindowShare]; ok && s >= 0 {
+	if s, ok := z.Variables[VarWindowShare]; ok { // in [0, 1]: see checkVariable
 		share = s
 	}
 	t.windows = share * t.area

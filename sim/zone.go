@@ -87,6 +87,9 @@ func checkVariable(name string, v float64) error {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return invalidf("variable %q must be a finite number", name)
 	}
+	if name == VarWindowShare && (v < 0 || v > 1) {
+		return invalidf("variable %q is a share of the floor area: between 0 and 1, not %v", name, v)
+	}
 	return nil
 }
 

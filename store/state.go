@@ -80,9 +80,11 @@ type State struct {
 }
 
 // record is a journaled change: a REST request; or, first in every
-// journal, its header, which holds only the journal's generation.
+// journal, its header, which holds the journal's generation and the
+// home's physics model.
 type record struct {
-	Journal int `json:"journal,omitempty"`
+	Journal int         `json:"journal,omitempty"`
+	Physics sim.Physics `json:"physics,omitempty"` // in the header
 	// For, when set, makes this record what the change For left that its
 	// own record could not say (see Wrap): that the server refused it for
 	// want of disk (Void: it is not replayed), the clock it left, the
@@ -302,6 +304,11 @@ func (s *State) loadSnapshot(g int) error {
 		return err
 	}
 	home := s.cfg.Home
+	if p := m.Environment.Physics; p != nil {
+		if err := s.samePhysics(*p, name("meta.json")); err != nil {
+			return err
+		}
+	}
 	src, err := os.ReadFile(name("home.bhv"))
 	if err != nil {
 		return err
@@ -346,6 +353,16 @@ func (s *State) loadSnapshot(g int) error {
 		}
 	}
 	s.setIdentities(m.Identities)
+	return nil
+}
+
+// samePhysics refuses a state saved by a home of another physics model
+// (saved, "" when the file does not say) than the configured home's: the
+// model is chosen when a home is made, and the saved values follow from it.
+func (s *State) samePhysics(saved sim.Physics, file string) error {
+	if now := s.cfg.Home.Environment().Physics; saved != "" && saved != now {
+		return fmt.Errorf("%s: the saved home uses the %s physics model, this one the %s model: a model is chosen when a home is made (start the server with -physics %s)", file, saved, now, saved)
+	}
 	return nil
 }
 
@@ -464,6 +481,9 @@ func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error 
 		}
 		switch {
 		case r.Journal != 0: // the header
+			if err := s.samePhysics(r.Physics, path); err != nil {
+				return err
+			}
 		case r.For == nil:
 			if !voids[recordID{j.g, seq}] {
 				s.apply(r)
@@ -504,7 +524,7 @@ func (s *State) newJournal(g int) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, _ := json.Marshal(record{Journal: g})
+	h, _ := json.Marshal(record{Journal: g, Physics: s.cfg.Home.Environment().Physics})
 	if _, err := j.Append(h); err != nil {
 		j.Close()
 		return nil, err
@@ -779,7 +799,7 @@ func (s *State) capture(home, chains io.Writer) (meta, error) {
 	m.Format = metaFormat
 	m.StartDate, m.Time, m.Factor, m.Paused = c.StartDate, c.CurrentTime, c.Factor, c.Pause
 	env := h.Environment()
-	m.Environment = sim.EnvironmentUpdate{Latitude: &env.Latitude, Longitude: &env.Longitude, Sky: &env.Sky, WindowShare: &env.WindowShare}
+	m.Environment = sim.EnvironmentUpdate{Physics: &env.Physics, Latitude: &env.Latitude, Longitude: &env.Longitude, Sky: &env.Sky, WindowShare: &env.WindowShare}
 	if env.OutdoorMin != nil {
 		m.Environment.OutdoorMin, m.Environment.OutdoorMax = env.OutdoorMin, env.OutdoorMax
 	} else {

@@ -550,9 +550,12 @@ func TestStateScriptOnAFullDisk(t *testing.T) {
 
 // reopen opens dir as a restart after a kill -9 would: a new home and
 // engine, the journal replayed.
-func reopen(t *testing.T, dir string) error {
+func reopen(t *testing.T, dir string) error { return reopenAs(t, dir, sim.PhysicsContract) }
+
+// reopenAs is reopen with a home of that physics model.
+func reopenAs(t *testing.T, dir string, physics sim.Physics) error {
 	t.Helper()
-	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: physics})
 	engine := mediation.NewEngine(mediation.Config{})
 	defer engine.Close()
 	st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
@@ -853,6 +856,45 @@ func TestJournaled(t *testing.T) {
 	} {
 		if got := store.Journaled(httptest.NewRequest(tt.method, tt.path, nil)); got != tt.want {
 			t.Errorf("Journaled(%s %s) = %v, want %v", tt.method, tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestStatePhysicsModel: a state saved by a home of one physics model does
+// not load into a home of the other (its derived values follow from the
+// model; they were kept, stale, and the model silently changed), whether
+// it is in a snapshot or, before the first one, only in a journal.
+func TestStatePhysicsModel(t *testing.T) {
+	for _, snapshot := range []bool{true, false} {
+		dir := t.TempDir()
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: sim.PhysicsRealistic})
+		engine := mediation.NewEngine(mediation.Config{})
+		defer engine.Close()
+		api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
+		st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, SnapshotEvery: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("POST", "/platform/zones/zone", strings.NewReader(`{"zoneId":"a","leftX":0,"topY":0,"rightX":300,"bottomY":300}`))
+		req.Host = "localhost"
+		rec := httptest.NewRecorder()
+		st.Wrap(api).ServeHTTP(rec, req)
+		if rec.Code != 200 {
+			t.Fatal(rec.Body)
+		}
+		if snapshot {
+			if err := st.Close(); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			defer st.Close() // killed: what it wrote is its journal
+		}
+		err = reopenAs(t, dir, sim.PhysicsContract)
+		if err == nil || !strings.Contains(err.Error(), "-physics realistic") {
+			t.Errorf("snapshot %v: a realistic state into a contract home: %v, want an error naming -physics realistic", snapshot, err)
+		}
+		if err := reopenAs(t, dir, sim.PhysicsRealistic); err != nil {
+			t.Errorf("snapshot %v: into a realistic home: %v", snapshot, err)
 		}
 	}
 }

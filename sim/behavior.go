@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -209,6 +210,22 @@ func (c *DeviceContext) Persons() []Person {
 		}
 	}
 	return out
+}
+
+// personNear returns the first person (in creation order) of the device's
+// zone within scope plan units of it along both axes; "" when there is
+// none, or the device is outside every zone.
+func (c *DeviceContext) personNear(scope float64) string {
+	if c.d.zone == nil {
+		return ""
+	}
+	for _, p := range c.h.persons.list {
+		if p.Location == c.d.zone.ID && math.Abs(float64(p.PositionX)-float64(c.d.PositionX)) <= scope &&
+			math.Abs(float64(p.PositionY)-float64(c.d.PositionY)) <= scope {
+			return p.ID
+		}
+	}
+	return ""
 }
 
 // PersonCount returns how many persons are in the device's zone; 0 outside

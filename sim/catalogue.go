@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"strconv"
 	"time"
 )
@@ -210,6 +212,8 @@ const (
 	PropSphygmometerDiastolic     = "sphygmometer.diastolic"
 	PropSphygmometerPulse         = "sphygmometer.pulse"
 	PropMedicalThermometerReading = "medicalThermometer.currentTemperature"
+	PropPresenceDetected          = "presence_detected"
+	PropDetectionScope            = "detection_scope"
 )
 
 // catalogueKinds are the kinds of iCasa's catalogue beyond the contract's.
@@ -306,26 +310,34 @@ var catalogueKinds = []Kind{
 	},
 	{
 		Name: "BathroomScale", Service: "fr.liglab.adele.icasa.device.bathroomscale.BathroomScale",
-		Doc: "A medical scale; its reading is set by the scenario.",
-		Properties: []PropertySpec{
-			{Name: PropBathroomScaleWeight, Type: Number, Default: 0.0, Min: 0, Max: 500, Unit: "kg", Doc: "weight measured"},
-		},
+		Doc: "A medical scale: weighs a person who steps near it (55 to 95 kg), back to 0 when nobody is; a scenario may set the reading too.",
+		Properties: medicalProperties(
+			PropertySpec{Name: PropBathroomScaleWeight, Type: Number, Default: 0.0, Min: 0, Max: 500, Unit: "kg", Doc: "weight measured"}),
+		Behavior: medical(func(c *DeviceContext, r *rand.Rand) {
+			c.Set(PropBathroomScaleWeight, 55+float64(r.IntN(400))/10)
+		}, PropBathroomScaleWeight),
 	},
 	{
 		Name: "Sphygmometer", Service: "fr.liglab.adele.icasa.device.sphygmometer.Sphygmometer",
-		Doc: "A blood-pressure monitor; its readings are set by the scenario.",
-		Properties: []PropertySpec{
-			{Name: PropSphygmometerSystolic, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "mmHg", Doc: "systolic pressure"},
-			{Name: PropSphygmometerDiastolic, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "mmHg", Doc: "diastolic pressure"},
-			{Name: PropSphygmometerPulse, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "bpm", Doc: "pulse"},
-		},
+		Doc: "A blood-pressure monitor: measures a person who comes near it (systolic 110 to 149 mmHg, diastolic 60 to 89, pulse 60 to 99), back to 0 when nobody is; a scenario may set the readings too.",
+		Properties: medicalProperties(
+			PropertySpec{Name: PropSphygmometerSystolic, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "mmHg", Doc: "systolic pressure"},
+			PropertySpec{Name: PropSphygmometerDiastolic, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "mmHg", Doc: "diastolic pressure"},
+			PropertySpec{Name: PropSphygmometerPulse, Type: Number, Default: 0.0, Min: 0, Max: 300, Unit: "bpm", Doc: "pulse"}),
+		Behavior: medical(func(c *DeviceContext, r *rand.Rand) {
+			c.Set(PropSphygmometerSystolic, float64(110+r.IntN(40)))
+			c.Set(PropSphygmometerDiastolic, float64(60+r.IntN(30)))
+			c.Set(PropSphygmometerPulse, float64(60+r.IntN(40)))
+		}, PropSphygmometerSystolic, PropSphygmometerDiastolic, PropSphygmometerPulse),
 	},
 	{
 		Name: "MedicalThermometer", Service: "fr.liglab.adele.icasa.device.medical.MedicalThermometer",
-		Doc: "A clinical thermometer; its reading (a person's temperature) is set by the scenario.",
-		Properties: []PropertySpec{
-			{Name: PropMedicalThermometerReading, Type: Number, Default: 0.0, Min: 0, Max: 400, Unit: "K", Doc: "temperature measured"},
-		},
+		Doc: "A clinical thermometer: takes the temperature of a person who comes near it (30 to 40 °C, in K), back to 0 when nobody is; a scenario may set the reading too.",
+		Properties: medicalProperties(
+			PropertySpec{Name: PropMedicalThermometerReading, Type: Number, Default: 0.0, Min: 0, Max: 400, Unit: "K", Doc: "temperature measured"}),
+		Behavior: medical(func(c *DeviceContext, r *rand.Rand) {
+			c.Set(PropMedicalThermometerReading, 303.15+float64(r.IntN(100))/10)
+		}, PropMedicalThermometerReading),
 	},
 	{
 		Name: "Tablet", Service: "fr.liglab.adele.icasa.device.tablet.Tablet",
@@ -404,4 +416,44 @@ func onPower(on, watts string, fixed float64) func(Props) float64 {
 		}
 		return p.Number(watts)
 	}
+}
+
+// medicalProperties are a medical kind's readings, then the detection
+// properties iCasa's medical devices have.
+func medicalProperties(readings ...PropertySpec) []PropertySpec {
+	return append(readings,
+		PropertySpec{Name: PropPresenceDetected, Type: Bool, Default: false, Derived: true, Doc: "a person is within detection_scope; kept while faulty"},
+		PropertySpec{Name: PropDetectionScope, Type: Number, Default: 33.0, Min: 0, Max: MaxCoordinate, Unit: "plan units",
+			Doc: "how far from the device, along x and along y, a person of its zone is detected"})
+}
+
+// medical is the behaviour of iCasa's medical devices. A person of the
+// device's zone within detection_scope of it, along both axes (iCasa's
+// square "#zone" around the device), is detected: when the first one is,
+// measure takes the readings, from a generator seeded by the device, the
+// person and the simulated time (the same run gives the same readings);
+// when nobody is left, the readings go back to 0. A faulty or deactivated
+// device keeps what it shows.
+func medical(measure func(c *DeviceContext, r *rand.Rand), readings ...string) Behavior {
+	sense := func(c *DeviceContext) {
+		if !c.Active() || c.Faulty() {
+			return
+		}
+		near := c.personNear(c.Props().Number(PropDetectionScope))
+		was := c.Props().Bool(PropPresenceDetected)
+		switch {
+		case near != "" && !was:
+			c.Set(PropPresenceDetected, true)
+			h := fnv.New64a()
+			h.Write([]byte(c.ID() + "\x00" + near + "\x00" + strconv.FormatInt(c.h.nowLocked(), 10)))
+			seed := h.Sum64()
+			measure(c, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)))
+		case near == "" && was:
+			c.Set(PropPresenceDetected, false)
+			for _, p := range readings {
+				c.Set(p, 0.0)
+			}
+		}
+	}
+	return Behavior{Derive: sense, Persons: func(c *DeviceContext, _ PersonMotion) { sense(c) }}
 }

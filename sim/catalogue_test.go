@@ -90,6 +90,72 @@ func TestCatalogueBehaviours(t *testing.T) {
 			}
 		}
 	})
+	t.Run("medical devices measure a person near them", func(t *testing.T) {
+		run := func() []any {
+			h, _ := newHome(t)
+			mustZone(t, h, rect("bathroom", 0, 0, 200, 200))
+			mustDevice(t, h, placed("scale", "BathroomScale", 50, 50, nil))
+			mustDevice(t, h, placed("cuff", "Sphygmometer", 150, 150, nil))
+			mustDevice(t, h, placed("faulty", "MedicalThermometer", 60, 60, nil))
+			if _, err := h.UpdateDevice("faulty", sim.DeviceUpdate{Fault: ptr("yes")}); err != nil {
+				t.Fatal(err)
+			}
+			mustPerson(t, h, sim.PersonSpec{ID: "ada", Type: "Woman", PositionX: ptr(190), PositionY: ptr(20)})
+			var seen []any
+			look := func() {
+				for _, p := range []struct{ dev, prop string }{{"scale", "presence_detected"}, {"scale", "bathroomScale.currentWeight"},
+					{"cuff", "presence_detected"}, {"cuff", "sphygmometer.systolic"}, {"cuff", "sphygmometer.diastolic"}, {"cuff", "sphygmometer.pulse"},
+					{"faulty", "presence_detected"}, {"faulty", "medicalThermometer.currentTemperature"}} {
+					seen = append(seen, prop(t, h, p.dev, p.prop))
+				}
+			}
+			look() // nobody near
+			for _, at := range [][2]int{{70, 80}, {75, 80}, {120, 120}, {190, 20}} {
+				if _, err := h.UpdatePerson("ada", sim.PersonUpdate{PositionX: ptr(at[0]), PositionY: ptr(at[1])}); err != nil {
+					t.Fatal(err)
+				}
+				mustAdvance(t, h, time.Minute)
+				look()
+			}
+			return seen
+		}
+		got := run()
+		if diff := cmp.Diff(got, run()); diff != "" {
+			t.Errorf("two runs measured differently (-first +second):\n%s", diff)
+		}
+		in := func(v any, lo, hi float64) bool { f, ok := v.(float64); return ok && f >= lo && f < hi }
+		// Nobody near, then near the scale (and the faulty thermometer),
+		// still there, near the cuff, gone.
+		for i, want := range [][8]any{
+			{false, 0.0, false, 0.0, 0.0, 0.0, false, 0.0},
+			{true, "weight", false, 0.0, 0.0, 0.0, false, 0.0},
+			{true, "same", false, 0.0, 0.0, 0.0, false, 0.0},
+			{false, 0.0, true, "systolic", "diastolic", "pulse", false, 0.0},
+			{false, 0.0, false, 0.0, 0.0, 0.0, false, 0.0},
+		} {
+			row := got[8*i : 8*i+8]
+			for j, w := range want {
+				ok := false
+				switch w {
+				case "weight":
+					ok = in(row[j], 55, 95)
+				case "same":
+					ok = row[j] == got[8*(i-1)+j] // a person staying is not weighed again
+				case "systolic":
+					ok = in(row[j], 110, 150)
+				case "diastolic":
+					ok = in(row[j], 60, 90)
+				case "pulse":
+					ok = in(row[j], 60, 100)
+				default:
+					ok = row[j] == w
+				}
+				if !ok {
+					t.Errorf("step %d, reading %d = %v, want %v", i, j, row[j], w)
+				}
+			}
+		}
+	})
 	t.Run("a camera counts the persons while recording", func(t *testing.T) {
 		h, _ := newHome(t)
 		mustZone(t, h, rect("door", 0, 0, 100, 100))

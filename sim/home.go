@@ -60,11 +60,10 @@ type Home struct {
 	beat   int64 // simulated ms the heat updates are aligned on (see alignedLocked); moves with the timers
 	timers calendar
 	pinned bool // while a timer runs, the time reads as pin
-	// Three flags of the groups below, kept here beside pinned: bools
+	// Two flags of the groups below, kept here beside pinned: bools
 	// apart cost 16 bytes of padding, and a Home of more than 888 bytes
 	// takes the next size class of the allocator (1,024 bytes with its
 	// header): 128 bytes more for every small home.
-	contactsValid  bool      // contacts is up to date
 	delivering     bool      // an observer delivery loop is running
 	personsCounted bool      // the zone index counts each zone's persons (see personsInLocked)
 	pin            int64     // simulated ms
@@ -79,8 +78,8 @@ type Home struct {
 	scratch        *stepScratch        // the realistic step's slices; nil until a step
 	scripts        ordered[playerScript]
 
-	env      outdoors
-	contacts []contact // walls the zones share (realistic model); see contactsValid
+	env   outdoors
+	walls *walls // the walls the zones share and their nesting (realistic model); nil: to be worked out
 
 	observers []*observer
 	outbox    []pendingEvent // events not yet delivered to observers; see delivering

@@ -379,7 +379,7 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*
 				case shapes != nil:
 					day = daylightThrough(&shapes[i], outdoor)
 				default:
-					t := h.shape(z, 0)
+					t := h.shape(z, 0, false) // daylight: the envelope does not count
 					day = daylightThrough(&t, outdoor)
 				}
 				e = sum*UtilisationFactor/a + day

@@ -91,8 +91,9 @@ type thermalZone struct {
 }
 
 // shape returns the thermal shape of z, whose sides shared with other zones
-// measure shared metres.
-func (h *Home) shape(z *Zone, shared float64) thermalZone {
+// measure shared metres. A nested zone (see nested) has no envelope: its
+// container's walls, windows, roof and floor are the building's.
+func (h *Home) shape(z *Zone, shared float64, nested bool) thermalZone {
 	t := thermalZone{area: z.AreaM2(), height: CeilingHeight}
 	if v, ok := z.Variables[VarVolume]; ok && t.area > 0 && v > 0 {
 		t.height = v / t.area
@@ -109,6 +110,9 @@ func (h *Home) shape(z *Zone, shared float64) thermalZone {
 	opaque := max(outer-t.windows, 0)
 	t.envelope = UWall*opaque + UWindow*t.windows + (URoof+UFloor)*t.area +
 		HeatCapacityPerM3*AirChangesPerHour*t.volume/3600
+	if nested {
+		t.envelope = 0
+	}
 	t.capacity = HeatCapacityPerM3*t.volume + ThermalMassPerM2*t.area
 	t.surfaces = 2*t.area + 2*(w+l)*t.height
 	t.daylightFactor = averageDaylightFactor(t.windows, t.surfaces, GlazingTransmittance, WindowSkyAngle, SurfaceReflectance)
@@ -121,19 +125,38 @@ type contact struct {
 	length float64 // m
 }
 
-// contactsLocked returns the walls the zones share: facing sides at most
-// WallContactGap apart, over the length they overlap.
-func (h *Home) contactsLocked() []contact {
-	if h.contacts != nil && h.contactsValid {
-		return h.contacts
+// walls are the walls the zones share and how they nest, indexed as
+// h.zones.list.
+type walls struct {
+	contacts []contact
+	// parents holds the index of the smallest zone holding each zone
+	// inside it (see inside), -1 for none.
+	parents []int
+}
+
+// wallsLocked returns the walls the zones share (facing sides at most
+// WallContactGap apart, over the length they overlap) and their nesting.
+func (h *Home) wallsLocked() *walls {
+	if h.walls != nil {
+		return h.walls
 	}
 	gap := int(math.Floor(WallContactGap / PlanUnitMeters))
 	var out []contact
 	zs := h.zones.list
+	parents := make([]int, len(zs))
+	for i := range parents {
+		parents[i] = -1
+	}
 	overlap := func(a0, a1, b0, b1 int) int { return min(a1, b1) - max(a0, b0) }
 	for i, a := range zs {
 		for j := i + 1; j < len(zs); j++ {
 			b := zs[j]
+			switch {
+			case inside(a, b):
+				nestIn(parents, zs, i, j)
+			case inside(b, a):
+				nestIn(parents, zs, j, i)
+			}
 			n := 0
 			switch {
 			case abs(a.RightX-b.LeftX) <= gap || abs(b.RightX-a.LeftX) <= gap:
@@ -146,8 +169,23 @@ func (h *Home) contactsLocked() []contact {
 			}
 		}
 	}
-	h.contacts, h.contactsValid = out, true
-	return out
+	h.walls = &walls{contacts: out, parents: parents}
+	return h.walls
+}
+
+// inside reports whether zone in lies within zone out and is smaller:
+// a part of out's room (a sofa's corner, a bathroom scale's area), not a
+// room of its own. Zones of the same rectangle are not nested.
+func inside(in, out *Zone) bool {
+	return out.LeftX <= in.LeftX && in.RightX <= out.RightX && out.TopY <= in.TopY && in.BottomY <= out.BottomY &&
+		in.AreaM2() < out.AreaM2()
+}
+
+// nestIn makes zone j zone i's parent, unless i has a smaller one.
+func nestIn(parents []int, zs []*Zone, i, j int) {
+	if p := parents[i]; p < 0 || zs[j].AreaM2() < zs[p].AreaM2() {
+		parents[i] = j
+	}
 }
 
 func abs(x int) int {
@@ -159,7 +197,7 @@ func abs(x int) int {
 
 // invalidateShapesLocked forgets the shared walls after zones changed.
 func (h *Home) invalidateShapesLocked() {
-	h.contactsValid = false
+	h.walls = nil
 	h.grid.valid = false
 	h.volGen++
 }
@@ -275,7 +313,8 @@ func (h *Home) stepLocked(at int64) {
 			q[i] += PersonHeat // one at a time, as a walk of the persons adds them
 		}
 	}
-	contacts := h.contactsLocked()
+	ws := h.wallsLocked()
+	contacts, parents := ws.contacts, ws.parents
 	if sc.shapesGen != h.volGen || len(sc.shapes) != n {
 		shared := grown(&sc.shared, n)
 		for _, c := range contacts {
@@ -284,7 +323,7 @@ func (h *Home) stepLocked(at int64) {
 		}
 		shapes := grown(&sc.shapes, n)
 		for i, z := range zs {
-			shapes[i] = h.shape(z, shared[i])
+			shapes[i] = h.shape(z, shared[i], parents[i] >= 0)
 		}
 		sc.shapesGen = h.volGen
 	}
@@ -304,6 +343,9 @@ func (h *Home) stepLocked(at int64) {
 			gOut += HeatCapacityPerM3 * flow
 		}
 		sun := outLux / DaylightEfficacy * s.windows * GlazingSolarGain * WindowIrradiance
+		if parents[i] >= 0 {
+			sun = 0 // through its container's windows
+		}
 		g[i] += gOut
 		gt[i] += gOut*out + q[i] + sun
 	}
@@ -313,6 +355,26 @@ func (h *Home) stepLocked(at int64) {
 		gt[c.a] += k * temps[c.b]
 		g[c.b] += k
 		gt[c.b] += k * temps[c.a]
+	}
+	// A nested zone is a part of its container's room: they mix through
+	// the whole boundary, an opening its perimeter long and its height
+	// high, with the exchange of a large doorway (Brown and Solvason):
+	// a flow of Cd·A/3·√(g·H·ΔT/T̄) each way.
+	for i, p := range parents {
+		if p < 0 {
+			continue
+		}
+		z, s := zs[i], &shapes[i]
+		height := min(s.height, shapes[p].height)
+		area := float64(2*((z.RightX-z.LeftX)+(z.BottomY-z.TopY))) * PlanUnitMeters * height
+		dT := math.Abs(temps[i] - temps[p])
+		k := HeatCapacityPerM3 * OpeningDischarge * area / 3 * math.Sqrt(Gravity*height*dT/((temps[i]+temps[p])/2))
+		if k > 0 && !math.IsInf(k, 0) {
+			g[i] += k
+			gt[i] += k * temps[p]
+			g[p] += k
+			gt[p] += k * temps[i]
+		}
 	}
 	dt := float64(h.span) / 1000 // one step, or more when the live driver coalesces
 	if len(sc.decay) != n {

@@ -59,13 +59,14 @@ func TestStepShapesKept(t *testing.T) {
 			kept++
 			zs := h.zones.list
 			shared := make([]float64, len(zs))
-			for _, c := range h.contactsLocked() {
+			ws := h.wallsLocked()
+			for _, c := range ws.contacts {
 				shared[c.a] += c.length
 				shared[c.b] += c.length
 			}
 			want := make([]thermalZone, len(zs))
 			for i, z := range zs {
-				want[i] = h.shape(z, shared[i])
+				want[i] = h.shape(z, shared[i], ws.parents[i] >= 0)
 			}
 			if diff := gocmp.Diff(want, sc.shapes, gocmp.AllowUnexported(thermalZone{})); diff != "" {
 				h.mu.Unlock()

@@ -115,6 +115,34 @@ func TestRealisticNeighbours(t *testing.T) {
 	}
 }
 
+// TestRealisticNestedZone: a zone inside another is a part of its room,
+// not a building of its own: a heater in it warms the room about as a
+// heater in the room itself does, and the part stays close to the room's
+// temperature (it was 84 °C in a 2 °C room, its own walls and roof facing
+// the outdoors).
+func TestRealisticNestedZone(t *testing.T) {
+	heated := func(nested bool) (room, part float64) {
+		h := realisticHome(t, midnight, &sim.EnvironmentUpdate{OutdoorTemperature: ptr(273.15)})
+		mustZone(t, h, rect("room", 0, 0, 500, 300))
+		if nested {
+			mustZone(t, h, rect("sofa", 200, 100, 300, 200))
+		}
+		mustDevice(t, h, placed("heater", "Heater", 250, 150, map[string]any{"heater.powerLevel": 1.0}))
+		mustAdvance(t, h, 48*time.Hour)
+		room = variable(t, h, "room", sim.VarTemperature)
+		part = room
+		if nested {
+			part = variable(t, h, "sofa", sim.VarTemperature)
+		}
+		return room, part
+	}
+	alone, _ := heated(false)
+	room, sofa := heated(true)
+	if math.Abs(room-alone) > 0.5 || sofa < room || sofa-room > 2 {
+		t.Errorf("after 48 h: room %.2f K with the heater in its sofa zone (%.2f K), %.2f K with the heater in the room; want the room within 0.5 K, the sofa up to 2 K warmer", room, sofa, alone)
+	}
+}
+
 func TestRealisticLight(t *testing.T) {
 	t.Run("60 W in 15 m² at night", func(t *testing.T) {
 		h := realisticHome(t, midnight, nil)

@@ -308,11 +308,12 @@ func (in *deviceIn) Close() error {
 	return nil
 }
 
-// observe sends each device property change to the device-in adapters that
-// select it. Chains that are not started miss it.
+// observe sends each device property change (a removal too, its value
+// nil) to the device-in adapters that select it. Chains that are not
+// started miss it.
 func (b *Bridge) observe(e sim.Event) {
 	switch e.Type {
-	case sim.EventDevicePropertyAdded, sim.EventDevicePropertyUpdated:
+	case sim.EventDevicePropertyAdded, sim.EventDevicePropertyUpdated, sim.EventDevicePropertyRemoved:
 	default:
 		return
 	}

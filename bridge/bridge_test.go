@@ -148,6 +148,34 @@ func TestDeviceInMessages(t *testing.T) {
 	}
 }
 
+// TestDeviceInSeesRemovals: a property removed is a change too, its value
+// null: a device leaving every zone loses its Location.
+func TestDeviceInSeesRemovals(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "where", map[string]any{"devices": "heater", "property": "Location"})
+		},
+		func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "out", nil) },
+	)
+	ch.Bind("where:out", "out:in", "", nil)
+	ch.Start()
+	for _, x := range []int{500, 50} {
+		if _, err := home.UpdateDevice("heater", sim.DeviceUpdate{PositionX: ptr(x)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, _ := ch.Messages("out")
+	var got []any
+	for _, m := range msgs {
+		got = append(got, m.Content.(map[string]any)["value"])
+	}
+	if diff := cmp.Diff([]any{nil, "room"}, got); diff != "" {
+		t.Errorf("Location values (-want +got):\n%s", diff)
+	}
+}
+
 func TestAdapterPropertiesAreChecked(t *testing.T) {
 	_, engine, _ := setup(t)
 	ch, _ := engine.CreateChain("c")

@@ -212,6 +212,9 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 			}
 			return nil, invalidf("property \"devices\": %w", err)
 		}
+		if len(sel.kinds) > 0 && !slices.Contains(sel.kinds, d.Type) {
+			return nil, invalidf("property \"devices\": %s is a %s, none of the selected kinds: nothing would be selected", d.ID, d.Type)
+		}
 		devices = append(devices, d)
 	}
 	if sel.zone, err = stringProp(props, "zone"); err != nil {

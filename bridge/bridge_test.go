@@ -189,6 +189,7 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 		{"device-in", map[string]any{"zone": "attic"}, "attic"},
 		{"device-in", map[string]any{"kinds": "Heater", "property": "current_temperature"}, "current_temperature"},
 		{"device-in", map[string]any{"devices": 3.0}, "devices"},
+		{"device-in", map[string]any{"devices": "thermo", "kinds": "Photometer, Heater"}, "none of the selected kinds"},
 		{"device-out", map[string]any{"device": "nope"}, "nope"},
 		{"device-out", map[string]any{"device": "thermo", "property": "current_temperature"}, "derived"},
 		{"device-out", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 7.0}, "between 0 and 1"},

@@ -22,7 +22,7 @@ func kindsDoc() []byte {
 	b.WriteString("# Device kinds\n\n")
 	b.WriteString("Generated from the kind registry (`sim.NewKindRegistry`) by `go test ./sim -run TestKindsDoc -update-kinds`;\n")
 	b.WriteString("a test fails when this file is stale. `GET /platform/devices/kinds` serves the same, as JSON.\n\n")
-	b.WriteString("Derived properties are set by the simulation: a value sent for one is ignored (or refused when it differs).\n")
+	b.WriteString("Derived properties are set by the simulation: a value sent for one is ignored, so a device read can be sent back as it is.\n")
 	b.WriteString("Properties marked *realistic* exist only in homes of the realistic physics model.\n")
 	h := sim.MustNew(sim.Config{Physics: sim.PhysicsRealistic})
 	for _, k := range h.DeviceKinds() {

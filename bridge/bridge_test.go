@@ -135,6 +135,10 @@ func TestDeviceInMessages(t *testing.T) {
 	home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"heater.powerLevel": 0.5}})
 	home.UpdateDevice("loss", sim.DeviceUpdate{Properties: map[string]any{"cooler.powerLevel": 0.5}}) // not selected
 	home.UpdateDevice("heater", sim.DeviceUpdate{State: ptr("deactivated")})
+	// A reading of one's own, sent as REST's POST .../components/heaters/data does.
+	if err := ch.Send("heaters", mediation.Message{Content: map[string]any{"device": "mine", "value": 1.0}}); err != nil {
+		t.Fatal(err)
+	}
 	msgs, _ := ch.Messages("out")
 	now := home.Now().UnixMilli()
 	want := []mediation.Message{
@@ -142,6 +146,7 @@ func TestDeviceInMessages(t *testing.T) {
 			Properties: map[string]any{"deviceId": "heater", "type": "iCasa.Heater", "location": "room", "property": "heater.powerLevel", "time": now}},
 		{Content: map[string]any{"device": "heater", "property": "state", "value": "deactivated"},
 			Properties: map[string]any{"deviceId": "heater", "type": "iCasa.Heater", "location": "room", "property": "state", "time": now}},
+		{Content: map[string]any{"device": "mine", "value": 1.0}},
 	}
 	if diff := cmp.Diff(want, msgs); diff != "" {
 		t.Errorf("messages (-want +got):\n%s", diff)

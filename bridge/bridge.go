@@ -199,48 +199,77 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 		kinds = append(kinds, k)
 		sel.kinds = append(sel.kinds, k.Type())
 	}
-	// Restored from a saved state, the adapter names what it named then:
-	// a device or zone deleted since is waited for, as it was.
 	var devices []sim.Device
-	missing := false
 	for _, id := range sel.devices {
 		d, err := b.home.Device(id)
 		if err != nil {
 			if env.Restoring {
-				missing = true
-				continue
+				continue // see below
 			}
 			return nil, invalidf("property \"devices\": %w", err)
-		}
-		if len(sel.kinds) > 0 && !slices.Contains(sel.kinds, d.Type) {
-			return nil, invalidf("property \"devices\": %s is a %s, none of the selected kinds: nothing would be selected", d.ID, d.Type)
 		}
 		devices = append(devices, d)
 	}
 	if sel.zone, err = stringProp(props, "zone"); err != nil {
 		return nil, err
 	}
-	if sel.zone != "" && !env.Restoring {
+	if sel.property, err = stringProp(props, "property"); err != nil {
+		return nil, err
+	}
+	sel.property = b.canonical(sel.property, kinds, devices)
+	// Restored from a saved state, the adapter names what it named then:
+	// a device or zone deleted since (or made again as another kind) is
+	// waited for, as it was.
+	if env.Restoring {
+		return b.addInput(&deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}, props)
+	}
+	if len(sel.kinds) > 0 && len(devices) > 0 && !slices.ContainsFunc(devices, func(d sim.Device) bool { return slices.Contains(sel.kinds, d.Type) }) {
+		return nil, invalidf("property \"devices\": none of %v is of the selected kinds: nothing would be selected", sel.devices)
+	}
+	if sel.zone != "" {
 		if _, err := b.home.Zone(sel.zone); err != nil {
 			return nil, invalidf("property \"zone\": %w", err)
 		}
 	}
-	if sel.property, err = stringProp(props, "property"); err != nil {
+	if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
 		return nil, err
 	}
-	if !missing {
-		if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
-			return nil, err
+	return b.addInput(&deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}, props)
+}
+
+// canonical returns the name under which the home reports property p
+// (an alias, such as iCasa's older names, becomes the property's own):
+// looked up in the selected kinds, the selected devices' kinds, else every
+// kind.
+func (b *Bridge) canonical(p string, kinds []sim.Kind, devices []sim.Device) string {
+	if p == "" {
+		return p
+	}
+	for _, d := range devices {
+		if k, err := b.home.Kinds().Lookup(d.Type); err == nil {
+			kinds = append(kinds, k)
 		}
 	}
+	if len(kinds) == 0 {
+		kinds = b.home.Kinds().Kinds()
+	}
+	for _, k := range kinds {
+		if spec, ok := k.Resolve(p); ok {
+			return spec.Name
+		}
+	}
+	return p
+}
+
+// addInput completes a device-in with its "current" property and registers it.
+func (b *Bridge) addInput(in *deviceIn, props map[string]any) (any, error) {
 	switch v := props["current"].(type) {
 	case nil:
 	case bool:
-		sel.current = v
+		in.sel.current = v
 	default:
 		return nil, invalidf("property \"current\" must be a boolean")
 	}
-	in := &deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}
 	b.mu.Lock()
 	b.inputs = append(b.inputs, in)
 	b.mu.Unlock()
@@ -416,7 +445,7 @@ func (b *Bridge) settable(id, prop string) error {
 		return invalidf("property %q is derived from the position and cannot be set", prop)
 	}
 	k, _ := b.home.Kinds().Lookup(d.Type)
-	if spec, ok := k.Property(prop); ok && spec.Derived {
+	if spec, ok := k.Resolve(prop); ok && spec.Derived {
 		return invalidf("property %q of %s devices is derived by the simulation and cannot be set", prop, k.Name)
 	}
 	return nil

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,28 @@ func TestDeviceInSeesRemovals(t *testing.T) {
 	}
 }
 
+// TestDeviceInTakesOlderNames: a property selected by an older name (an
+// alias) is the property itself: its changes come out, under its own name.
+func TestDeviceInTakesOlderNames(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "t", map[string]any{"devices": "thermo", "property": "thermometer.currentTemperature"})
+		},
+		func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "out", nil) },
+	)
+	ch.Bind("t:out", "out:in", "", nil)
+	ch.Start()
+	if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": ptr(300.0)}}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := ch.Messages("out")
+	if len(msgs) != 1 || msgs[0].Properties["property"] != "current_temperature" {
+		t.Errorf("messages %v, want one for current_temperature", msgs)
+	}
+}
+
 func TestAdapterPropertiesAreChecked(t *testing.T) {
 	_, engine, _ := setup(t)
 	ch, _ := engine.CreateChain("c")
@@ -194,7 +217,7 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 		{"device-in", map[string]any{"zone": "attic"}, "attic"},
 		{"device-in", map[string]any{"kinds": "Heater", "property": "current_temperature"}, "current_temperature"},
 		{"device-in", map[string]any{"devices": 3.0}, "devices"},
-		{"device-in", map[string]any{"devices": "thermo", "kinds": "Photometer, Heater"}, "none of the selected kinds"},
+		{"device-in", map[string]any{"devices": "thermo", "kinds": "Photometer, Heater"}, "is of the selected kinds"},
 		{"device-out", map[string]any{"device": "nope"}, "nope"},
 		{"device-out", map[string]any{"device": "thermo", "property": "current_temperature"}, "derived"},
 		{"device-out", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 7.0}, "between 0 and 1"},
@@ -205,8 +228,14 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 			t.Errorf("AddAdapter(%s, %v) = %v, want an invalid error naming %q", tt.typ, tt.props, err, tt.want)
 		}
 	}
-	if _, err := ch.AddAdapter("device-in", "ok", map[string]any{"kinds": "iCasa.Thermometer, Photometer", "property": "state"}); err != nil {
-		t.Errorf("a valid device-in: %v", err)
+	for i, props := range []map[string]any{
+		{"kinds": "iCasa.Thermometer, Photometer", "property": "state"},
+		{"devices": "thermo, heater", "kinds": "Heater"},                    // the heater is selected
+		{"devices": "thermo", "property": "thermometer.currentTemperature"}, // an older name
+	} {
+		if _, err := ch.AddAdapter("device-in", fmt.Sprintf("ok%d", i), props); err != nil {
+			t.Errorf("a valid device-in %v: %v", props, err)
+		}
 	}
 }
 
@@ -233,6 +262,18 @@ func TestRestoredAdaptersWaitForWhatWasDeleted(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Restored too: a device made again as another kind, and a list with
+	// a device deleted beside one that lacks the property.
+	err = engine.Restore(func() error {
+		_, err := ch.AddAdapter("device-in", "kind", map[string]any{"devices": "heater", "kinds": "Thermometer"})
+		if err == nil {
+			_, err = ch.AddAdapter("device-in", "mixed", map[string]any{"devices": "ghost, thermo", "property": "heater.powerLevel"})
+		}
+		return err
+	})
+	if err != nil {
+		t.Errorf("restoring adapters whose devices changed: %v", err)
 	}
 	if _, err := ch.AddAdapter("device-out", "late", out); !errors.Is(err, mediation.ErrInvalid) {
 		t.Errorf("a device-out naming nothing, after Restore: %v, want invalid", err)

@@ -515,7 +515,7 @@ func applyProperties(d *device, props map[string]any) error {
 		case PropLocation:
 			continue // derived from the position; see below
 		}
-		spec, defined := d.kind.resolve(k)
+		spec, defined := d.kind.Resolve(k)
 		if defined {
 			k = spec.Name // an alias sets the property itself
 		}

@@ -184,9 +184,9 @@ func (k Kind) Property(name string) (PropertySpec, bool) {
 	return PropertySpec{}, false
 }
 
-// resolve returns the spec of the property the kind knows under name, its
-// own name or an alias.
-func (k Kind) resolve(name string) (PropertySpec, bool) {
+// Resolve returns the spec of the property the kind knows under name, its
+// own name or an alias (the spec's Name is the property's own).
+func (k Kind) Resolve(name string) (PropertySpec, bool) {
 	for _, p := range k.Properties {
 		if p.Name == name || slices.Contains(p.Aliases, name) {
 			return p, true

@@ -660,7 +660,7 @@ func inferValue(h *Home, deviceID, name, raw string) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec, ok := kind.forPhysics(h.physics).resolve(name); ok {
+	if spec, ok := kind.forPhysics(h.physics).Resolve(name); ok {
 		switch spec.Type {
 		case Number:
 			if f, ok := parseNumber(raw); ok {
@@ -892,7 +892,7 @@ var scriptCommands = map[string]*scriptCommand{
 				}
 				if d, err := h.Device(id); err == nil {
 					if k, err := h.kinds.Lookup(d.Type); err == nil {
-						if spec, ok := k.resolve(name); ok && spec.Derived {
+						if spec, ok := k.Resolve(name); ok && spec.Derived {
 							return invalidf("property %q is derived by the simulation and cannot be set", name)
 						}
 					}

@@ -91,7 +91,7 @@ type thermalZone struct {
 }
 
 // shape returns the thermal shape of z, whose sides shared with other zones
-// measure shared metres. A nested zone (see nested) has no envelope: its
+// measure shared metres. A nested zone (see inside) has no envelope: its
 // container's walls, windows, roof and floor are the building's.
 func (h *Home) shape(z *Zone, shared float64, nested bool) thermalZone {
 	t := thermalZone{area: z.AreaM2(), height: CeilingHeight}
@@ -117,6 +117,38 @@ func (h *Home) shape(z *Zone, shared float64, nested bool) thermalZone {
 	t.surfaces = 2*t.area + 2*(w+l)*t.height
 	t.daylightFactor = averageDaylightFactor(t.windows, t.surfaces, GlazingTransmittance, WindowSkyAngle, SurfaceReflectance)
 	return t
+}
+
+// shapesLocked works out the thermal shapes of the zones zs into shapes,
+// with ws their walls and shared (zeroed, as long as zs) for the lengths
+// of wall each shares. A nested zone's heat capacity is taken out of its
+// container's (its floor, walls' share and air are the container's), down
+// to a quarter of the container's own, so that the room does not hold the
+// heat of its parts twice.
+func (h *Home) shapesLocked(shapes []thermalZone, shared []float64, zs []*Zone, ws *walls) {
+	for _, c := range ws.contacts {
+		shared[c.a] += c.length
+		shared[c.b] += c.length
+	}
+	for i, z := range zs {
+		shapes[i] = h.shape(z, shared[i], ws.parents[i] >= 0)
+	}
+	var own []float64
+	for i, p := range ws.parents {
+		if p < 0 {
+			continue
+		}
+		if len(own) == 0 {
+			own = make([]float64, len(zs))
+			for j := range shapes {
+				own[j] = shapes[j].capacity
+			}
+		}
+		shapes[p].capacity -= own[i]
+	}
+	for i := range own {
+		shapes[i].capacity = max(shapes[i].capacity, own[i]/4)
+	}
 }
 
 // contact is a wall two zones share.
@@ -147,15 +179,23 @@ func (h *Home) wallsLocked() *walls {
 	for i := range parents {
 		parents[i] = -1
 	}
-	overlap := func(a0, a1, b0, b1 int) int { return min(a1, b1) - max(a0, b0) }
 	for i, a := range zs {
 		for j := i + 1; j < len(zs); j++ {
-			b := zs[j]
-			switch {
+			switch b := zs[j]; {
 			case inside(a, b):
 				nestIn(parents, zs, i, j)
 			case inside(b, a):
 				nestIn(parents, zs, j, i)
+			}
+		}
+	}
+	// Walls: a nested zone has none (its container's are the walls).
+	overlap := func(a0, a1, b0, b1 int) int { return min(a1, b1) - max(a0, b0) }
+	for i, a := range zs {
+		for j := i + 1; j < len(zs); j++ {
+			b := zs[j]
+			if parents[i] >= 0 || parents[j] >= 0 {
+				continue
 			}
 			n := 0
 			switch {
@@ -173,12 +213,19 @@ func (h *Home) wallsLocked() *walls {
 	return h.walls
 }
 
-// inside reports whether zone in lies within zone out and is smaller:
-// a part of out's room (a sofa's corner, a bathroom scale's area), not a
-// room of its own. Zones of the same rectangle are not nested.
+// inside reports whether zone in is a part of zone out's room (a sofa's
+// corner, a bathroom scale's area), not a room of its own: smaller than
+// out, not empty, and at least half of it within out (a zone drawn a
+// little past its room's wall is still in the room). Zones of the same
+// size are not nested.
 func inside(in, out *Zone) bool {
-	return out.LeftX <= in.LeftX && in.RightX <= out.RightX && out.TopY <= in.TopY && in.BottomY <= out.BottomY &&
-		in.AreaM2() < out.AreaM2()
+	a := in.AreaM2()
+	if a <= 0 || a >= out.AreaM2() {
+		return false
+	}
+	w := min(in.RightX, out.RightX) - max(in.LeftX, out.LeftX)
+	h := min(in.BottomY, out.BottomY) - max(in.TopY, out.TopY)
+	return w > 0 && h > 0 && 2*float64(w)*float64(h) >= float64(in.RightX-in.LeftX)*float64(in.BottomY-in.TopY)
 }
 
 // nestIn makes zone j zone i's parent, unless i has a smaller one.
@@ -283,7 +330,9 @@ func (h *Home) startRealisticLocked() {
 // start of the step, the balance C·dT/dt = Q + G_out·(T_out − T) +
 // Σ K·S·(T_n − T) has the exact solution T' = T_eq + (T − T_eq)·e^(−G·Δt/C),
 // where G = G_out + Σ K·S and T_eq = (Q + G_out·T_out + Σ K·S·T_n) / G: stable
-// for any step and any power.
+// for any step and any power. A nested zone and its container exchange, as
+// a power in Q, the heat their mixing moves over the step (bounded by what
+// evens them out); a nested zone has no G: T' = T + Q·Δt/C.
 func (h *Home) stepLocked(at int64) {
 	zs := h.zones.list
 	if len(zs) == 0 {
@@ -316,15 +365,7 @@ func (h *Home) stepLocked(at int64) {
 	ws := h.wallsLocked()
 	contacts, parents := ws.contacts, ws.parents
 	if sc.shapesGen != h.volGen || len(sc.shapes) != n {
-		shared := grown(&sc.shared, n)
-		for _, c := range contacts {
-			shared[c.a] += c.length
-			shared[c.b] += c.length
-		}
-		shapes := grown(&sc.shapes, n)
-		for i, z := range zs {
-			shapes[i] = h.shape(z, shared[i], parents[i] >= 0)
-		}
+		h.shapesLocked(grown(&sc.shapes, n), grown(&sc.shared, n), zs, ws)
 		sc.shapesGen = h.volGen
 	}
 	shapes := sc.shapes
@@ -356,27 +397,33 @@ func (h *Home) stepLocked(at int64) {
 		g[c.b] += k
 		gt[c.b] += k * temps[c.a]
 	}
+	dt := float64(h.span) / 1000 // one step, or more when the live driver coalesces
 	// A nested zone is a part of its container's room: they mix through
 	// the whole boundary, an opening its perimeter long and its height
-	// high, with the exchange of a large doorway (Brown and Solvason):
-	// a flow of Cd·A/3·√(g·H·ΔT/T̄) each way.
+	// high, with the exchange of a large doorway (Brown and Solvason), a
+	// flow of Cd·A/3·√(g·H·ΔT/T̄) each way: a conductance k. Over the step
+	// the pair alone would close its gap by (1 − e^(−k·Δt·(1/C_i + 1/C_p))):
+	// that heat moves from the warmer to the other as a power, so that the
+	// strong mixing never carries one past the other.
 	for i, p := range parents {
-		if p < 0 {
+		ci, cp := shapes[i].capacity, 0.0
+		if p >= 0 {
+			cp = shapes[p].capacity
+		}
+		if ci <= 0 || cp <= 0 {
 			continue
 		}
-		z, s := zs[i], &shapes[i]
-		height := min(s.height, shapes[p].height)
+		z := zs[i]
+		height := min(shapes[i].height, shapes[p].height)
 		area := float64(2*((z.RightX-z.LeftX)+(z.BottomY-z.TopY))) * PlanUnitMeters * height
-		dT := math.Abs(temps[i] - temps[p])
-		k := HeatCapacityPerM3 * OpeningDischarge * area / 3 * math.Sqrt(Gravity*height*dT/((temps[i]+temps[p])/2))
-		if k > 0 && !math.IsInf(k, 0) {
-			g[i] += k
-			gt[i] += k * temps[p]
-			g[p] += k
-			gt[p] += k * temps[i]
+		gap := temps[i] - temps[p]
+		k := HeatCapacityPerM3 * OpeningDischarge * area / 3 * math.Sqrt(Gravity*height*math.Abs(gap)/((temps[i]+temps[p])/2))
+		inv := 1/ci + 1/cp
+		if power := gap * -math.Expm1(-k*dt*inv) / inv / dt; power != 0 && !math.IsNaN(power) && !math.IsInf(power, 0) {
+			gt[i] -= power
+			gt[p] += power
 		}
 	}
-	dt := float64(h.span) / 1000 // one step, or more when the live driver coalesces
 	if len(sc.decay) != n {
 		grown(&sc.decay, n)
 		for i := range grown(&sc.decayOf, n) {
@@ -385,15 +432,24 @@ func (h *Home) stepLocked(at int64) {
 	}
 	decay, decayOf := sc.decay, sc.decayOf
 	for i, z := range zs {
-		if g[i] <= 0 || shapes[i].capacity <= 0 {
+		if shapes[i].capacity <= 0 {
 			continue
 		}
-		eq := gt[i] / g[i]
-		x := g[i] * dt / shapes[i].capacity
-		if x != decayOf[i] {
-			decay[i], decayOf[i] = math.Exp(-x), x
+		var t float64
+		if g[i] <= 0 {
+			// No conductance (a nested zone): the power alone.
+			if gt[i] == 0 {
+				continue
+			}
+			t = temps[i] + gt[i]*dt/shapes[i].capacity
+		} else {
+			eq := gt[i] / g[i]
+			x := g[i] * dt / shapes[i].capacity
+			if x != decayOf[i] {
+				decay[i], decayOf[i] = math.Exp(-x), x
+			}
+			t = eq + (temps[i]-eq)*decay[i]
 		}
-		t := eq + (temps[i]-eq)*decay[i]
 		if math.IsNaN(t) {
 			continue // absurd settings (a Volume of 1e308 m³: infinite walls, Inf/Inf) leave the zone as it was
 		}

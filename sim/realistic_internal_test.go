@@ -58,16 +58,8 @@ func TestStepShapesKept(t *testing.T) {
 		if sc := h.scratch; sc != nil && len(sc.shapes) == len(h.zones.list) && sc.shapesGen == h.volGen {
 			kept++
 			zs := h.zones.list
-			shared := make([]float64, len(zs))
-			ws := h.wallsLocked()
-			for _, c := range ws.contacts {
-				shared[c.a] += c.length
-				shared[c.b] += c.length
-			}
 			want := make([]thermalZone, len(zs))
-			for i, z := range zs {
-				want[i] = h.shape(z, shared[i], ws.parents[i] >= 0)
-			}
+			h.shapesLocked(want, make([]float64, len(zs)), zs, h.wallsLocked())
 			if diff := gocmp.Diff(want, sc.shapes, gocmp.AllowUnexported(thermalZone{})); diff != "" {
 				h.mu.Unlock()
 				t.Fatalf("step %d: kept shapes differ from fresh ones (-fresh +kept):\n%s", step, diff)

@@ -436,7 +436,7 @@ func medicalProperties(readings ...PropertySpec) []PropertySpec {
 // device keeps what it shows.
 func medical(measure func(c *DeviceContext, r *rand.Rand), readings ...string) Behavior {
 	sense := func(c *DeviceContext) {
-		if !c.Active() || c.Faulty() {
+		if !c.Active() { // a faulty one is not asked (see Behavior.DeriveWhenFaulty)
 			return
 		}
 		near := c.personNear(c.Props().Number(PropDetectionScope))

@@ -89,6 +89,14 @@ func TestCatalogueBehaviours(t *testing.T) {
 				t.Errorf("hose open %v: floodSensor.alarm = %v", open, got)
 			}
 		}
+		set(t, h, "hose", map[string]any{"open": true})
+		if _, err := h.UpdateDevice("hose", sim.DeviceUpdate{State: ptr("deactivated")}); err != nil {
+			t.Fatal(err)
+		}
+		mustAdvance(t, h, time.Second)
+		if got := prop(t, h, "flood", "flood.alarm"); got != false {
+			t.Errorf("hose open but deactivated: floodSensor.alarm = %v", got)
+		}
 	})
 	t.Run("medical devices measure a person near them", func(t *testing.T) {
 		run := func() []any {
@@ -100,7 +108,8 @@ func TestCatalogueBehaviours(t *testing.T) {
 			if _, err := h.UpdateDevice("faulty", sim.DeviceUpdate{Fault: ptr("yes")}); err != nil {
 				t.Fatal(err)
 			}
-			mustPerson(t, h, sim.PersonSpec{ID: "ada", Type: "Woman", PositionX: ptr(190), PositionY: ptr(20)})
+			// Ada starts in line with the cuff along x, far from it along y.
+			mustPerson(t, h, sim.PersonSpec{ID: "ada", Type: "Woman", PositionX: ptr(150), PositionY: ptr(20)})
 			var seen []any
 			look := func() {
 				for _, p := range []struct{ dev, prop string }{{"scale", "presence_detected"}, {"scale", "bathroomScale.currentWeight"},
@@ -110,7 +119,7 @@ func TestCatalogueBehaviours(t *testing.T) {
 				}
 			}
 			look() // nobody near
-			for _, at := range [][2]int{{70, 80}, {75, 80}, {120, 120}, {190, 20}} {
+			for _, at := range [][2]int{{70, 80}, {75, 80}, {120, 120}, {150, 20}} {
 				if _, err := h.UpdatePerson("ada", sim.PersonUpdate{PositionX: ptr(at[0]), PositionY: ptr(at[1])}); err != nil {
 					t.Fatal(err)
 				}
@@ -154,6 +163,18 @@ func TestCatalogueBehaviours(t *testing.T) {
 					t.Errorf("step %d, reading %d = %v, want %v", i, j, row[j], w)
 				}
 			}
+		}
+	})
+	t.Run("a deactivated medical device measures nobody", func(t *testing.T) {
+		h, _ := newHome(t)
+		mustZone(t, h, rect("bathroom", 0, 0, 200, 200))
+		mustDevice(t, h, placed("scale", "BathroomScale", 50, 50, nil))
+		if _, err := h.UpdateDevice("scale", sim.DeviceUpdate{State: ptr("deactivated")}); err != nil {
+			t.Fatal(err)
+		}
+		mustPerson(t, h, sim.PersonSpec{ID: "ada", Type: "Woman", PositionX: ptr(55), PositionY: ptr(55)})
+		if got := prop(t, h, "scale", "presence_detected"); got != false {
+			t.Errorf("presence_detected = %v, want false", got)
 		}
 	})
 	t.Run("a camera counts the persons while recording", func(t *testing.T) {

@@ -100,7 +100,7 @@ func (h *Home) shape(z *Zone, shared float64, nested bool) thermalZone {
 	}
 	t.volume = t.area * t.height
 	share := h.env.windowShare
-	if s, ok := z.Variables[VarWindowShare]; ok { // in [0, 1]: see checkVariable
+	if s, ok := z.Variables[VarWindowShare]; ok && s >= 0 && s <= 1 { // see checkVariable: a value set in a contract home is ignored
 		share = s
 	}
 	t.windows = share * t.area

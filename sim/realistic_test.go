@@ -353,3 +353,24 @@ func TestRealisticAbsurdVolumeStaysANumber(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowShareBounds: a realistic home refuses a zone's WindowShare
+// outside [0, 1], changing nothing (a share of 7 lit a room brighter than
+// the outdoors); a contract home, where it means nothing, takes any number.
+func TestWindowShareBounds(t *testing.T) {
+	h := realisticHome(t, midnight, nil)
+	for _, v := range []float64{7, -0.1} {
+		if _, err := h.CreateZone(sim.ZoneSpec{ID: "z", RightX: 10, BottomY: 10, Variables: map[string]float64{"WindowShare": v}}); !errors.Is(err, sim.ErrInvalid) {
+			t.Errorf("create with WindowShare %v: %v, want ErrInvalid", v, err)
+		}
+	}
+	mustZone(t, h, sim.ZoneSpec{ID: "z", RightX: 10, BottomY: 10, Variables: map[string]float64{"WindowShare": 0.2}})
+	if _, err := h.UpdateZone("z", sim.ZoneUpdate{Variables: map[string]*float64{"A": ptr(1.0), "WindowShare": ptr(1e300)}}); !errors.Is(err, sim.ErrInvalid) {
+		t.Errorf("update to WindowShare 1e300: %v, want ErrInvalid", err)
+	}
+	if z, _ := h.Zone("z"); z.Variables["WindowShare"] != 0.2 || z.Variables["A"] != 0 {
+		t.Errorf("after a refused update: %v", z.Variables)
+	}
+	c, _ := newHome(t)
+	mustZone(t, c, sim.ZoneSpec{ID: "z", RightX: 10, BottomY: 10, Variables: map[string]float64{"WindowShare": 7}})
+}

@@ -80,14 +80,15 @@ func checkZoneGeometry(z *Zone) error {
 	return nil
 }
 
-func checkVariable(name string, v float64) error {
+// checkVariable checks a zone variable for a home of that physics model.
+func checkVariable(name string, v float64, physics Physics) error {
 	if err := checkKey("variable name", name); err != nil {
 		return err
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return invalidf("variable %q must be a finite number", name)
 	}
-	if name == VarWindowShare && (v < 0 || v > 1) {
+	if name == VarWindowShare && physics == PhysicsRealistic && (v < 0 || v > 1) { // the contract's variables are any numbers
 		return invalidf("variable %q is a share of the floor area: between 0 and 1, not %v", name, v)
 	}
 	return nil
@@ -122,7 +123,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		return Zone{}, err
 	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Variables)) {
-		if err := checkVariable(k, spec.Variables[k]); err != nil {
+		if err := checkVariable(k, spec.Variables[k], h.physics); err != nil {
 			return Zone{}, err
 		}
 		z.Variables[k] = spec.Variables[k]
@@ -202,7 +203,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	names := slices.Sorted(maps.Keys(u.Variables))
 	for _, k := range names {
 		if v := u.Variables[k]; v != nil {
-			if err := checkVariable(k, *v); err != nil {
+			if err := checkVariable(k, *v, h.physics); err != nil {
 				return Zone{}, err
 			}
 		}

@@ -167,8 +167,6 @@ func TestCreateZoneInvalid(t *testing.T) {
 		{"bottomY < topY", rect("z", 0, 10, 1, 9), sim.ErrInvalid},
 		{"NaN variable", sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1, Variables: map[string]float64{"Temperature": math.NaN()}}, sim.ErrInvalid},
 		{"+Inf variable", sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1, Variables: map[string]float64{"Volume": math.Inf(1)}}, sim.ErrInvalid},
-		{"window share above 1", sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1, Variables: map[string]float64{"WindowShare": 7}}, sim.ErrInvalid},
-		{"window share below 0", sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1, Variables: map[string]float64{"WindowShare": -0.1}}, sim.ErrInvalid},
 		{"-Inf variable", sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1, Variables: map[string]float64{"Volume": math.Inf(-1)}}, sim.ErrInvalid},
 		{"empty variable name", sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1, Variables: map[string]float64{"": 1}}, sim.ErrInvalid},
 		{"duplicate id", rect("taken", 50, 50, 60, 60), sim.ErrConflict},
@@ -325,7 +323,6 @@ func TestUpdateZoneInvalidChangesNothing(t *testing.T) {
 		{"bottomY beyond MaxCoordinate", sim.ZoneUpdate{BottomY: ptr(sim.MaxCoordinate + 1)}},
 		{"valid move + NaN variable", sim.ZoneUpdate{LeftX: ptr(0), Variables: map[string]*float64{"Temperature": ptr(math.NaN())}}},
 		{"valid variables + Inf", sim.ZoneUpdate{Variables: map[string]*float64{"A": ptr(1.0), "Temperature": ptr(300.0), "Z": ptr(math.Inf(1))}}},
-		{"valid variables + a window share of 1e300", sim.ZoneUpdate{Variables: map[string]*float64{"A": ptr(1.0), "WindowShare": ptr(1e300)}}},
 		{"valid removal + -Inf", sim.ZoneUpdate{Variables: map[string]*float64{"Volume": nil, "B": ptr(math.Inf(-1))}}},
 		{"valid isRoom + empty variable name", sim.ZoneUpdate{IsRoom: ptr(false), Variables: map[string]*float64{"": ptr(1.0)}}},
 	}

@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"errors"
 	"sync/atomic"
 	"testing"
 	"testing/synctest"
@@ -136,6 +137,14 @@ func (c *closeCounter) Process(_ string, m mediation.Message, out mediation.Emit
 
 func (c *closeCounter) Close() error { c.closes.Add(1); return nil }
 
+// Check fails once the implementation is closed: nobody should ask it.
+func (c *closeCounter) Check() error {
+	if c.closes.Load() > 0 {
+		return errors.New("asked after Close")
+	}
+	return nil
+}
+
 // TestEngineCloseFreesWhatChainsHold: Close discards what queues hold
 // (counted as dropped), closes every io.Closer implementation once (not
 // again when the chain is deleted afterwards), and leaves the chains to be
@@ -170,6 +179,9 @@ func TestEngineCloseFreesWhatChainsHold(t *testing.T) {
 		}
 		if n := closer.closes.Load(); n != 1 {
 			t.Errorf("the closer was closed %d times by Engine.Close, want 1", n)
+		}
+		if k := mustComponent(t, ch, "k"); k.State != mediation.ComponentStopped {
+			t.Errorf("the closed component's state = %q, want stopped (its implementation was asked to check)", k.State)
 		}
 		changes := map[string]func() error{
 			"AddMediator":      func() error { _, err := ch.AddMediator("passthrough", "p", nil); return err },

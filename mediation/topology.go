@@ -162,7 +162,7 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 	_, checks := c.impl.(Checker)
 	if (c.g == nil || checks) && c.tryLock() {
 		c.seenInvalid = false
-		if k, ok := c.impl.(Checker); ok && k.Check() != nil {
+		if k, ok := c.impl.(Checker); ok && !ch.released && k.Check() != nil { // a closed implementation is not asked
 			c.seenInvalid = true
 		}
 		if c.g == nil {

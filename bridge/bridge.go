@@ -40,6 +40,7 @@
 package bridge
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -390,6 +391,11 @@ func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, err
 		return nil, err
 	}
 	o.value, o.hasValue = props["value"], props["value"] != nil
+	if o.device == "" && o.property != "" && !env.Restoring {
+		if err := b.settableAnywhere(o.property, o.value, o.hasValue); err != nil {
+			return nil, err
+		}
+	}
 	if o.device != "" {
 		if _, err := b.home.Device(o.device); err != nil {
 			if env.Restoring { // deleted since it was saved: Process refuses until it is back
@@ -433,6 +439,44 @@ func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter
 	}
 	fmt.Fprintf(o.output, "%s: %v\n", o.name, err)
 	return err
+}
+
+// settableAnywhere refuses, for a device-out without a fixed device, a
+// property that no device could take: derived in every kind that has it,
+// or a fixed value that every kind having the property refuses. A property
+// no kind has is a device's own: anything goes.
+func (b *Bridge) settableAnywhere(prop string, value any, hasValue bool) error {
+	if prop == sim.PropLocation {
+		return invalidf("property %q is derived from the position and cannot be set", prop)
+	}
+	known, derived := false, true
+	var refused error
+	for _, k := range b.home.Kinds().Kinds() {
+		spec, ok := k.Resolve(prop)
+		if !ok {
+			continue
+		}
+		known = true
+		if spec.Derived {
+			continue
+		}
+		derived = false
+		if !hasValue {
+			return nil
+		}
+		_, err := spec.Check(value)
+		if err == nil {
+			return nil
+		}
+		refused = cmp.Or(refused, err)
+	}
+	switch {
+	case !known:
+		return nil
+	case derived:
+		return invalidf("property %q is derived by the simulation in every kind that has it and cannot be set", prop)
+	}
+	return refused
 }
 
 // settable refuses a derived property: the home would ignore it.

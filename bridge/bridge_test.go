@@ -221,6 +221,9 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 		{"device-out", map[string]any{"device": "nope"}, "nope"},
 		{"device-out", map[string]any{"device": "thermo", "property": "current_temperature"}, "derived"},
 		{"device-out", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 7.0}, "between 0 and 1"},
+		{"device-out", map[string]any{"property": "current_temperature"}, "derived"},
+		{"device-out", map[string]any{"property": "Location"}, "derived"},
+		{"device-out", map[string]any{"property": "heater.powerLevel", "value": 7.0}, "between 0 and 1"},
 	}
 	for _, tt := range tests {
 		_, err := ch.AddAdapter(tt.typ, "a", tt.props)
@@ -235,6 +238,15 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 	} {
 		if _, err := ch.AddAdapter("device-in", fmt.Sprintf("ok%d", i), props); err != nil {
 			t.Errorf("a valid device-in %v: %v", props, err)
+		}
+	}
+	for i, props := range []map[string]any{
+		{"property": "heater.powerLevel", "value": 0.5},
+		{"property": "power_level"},           // the dimmer's, settable
+		{"property": "mine", "value": "free"}, // a device's own
+	} {
+		if _, err := ch.AddAdapter("device-out", fmt.Sprintf("out%d", i), props); err != nil {
+			t.Errorf("a valid device-out %v: %v", props, err)
 		}
 	}
 }

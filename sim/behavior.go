@@ -155,7 +155,7 @@ func (c *DeviceContext) Set(name string, v any) error {
 		return invalidf("property %q cannot be set by a behaviour", name)
 	}
 	if spec, ok := c.d.kind.Property(name); ok {
-		nv, err := spec.check(v)
+		nv, err := spec.Check(v)
 		if err != nil {
 			return err
 		}

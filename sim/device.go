@@ -529,7 +529,7 @@ func applyProperties(d *device, props map[string]any) error {
 			if v == nil {
 				return invalidf("property %q is defined by %s devices and cannot be removed", k, d.kind.Name)
 			}
-			nv, err := spec.check(v)
+			nv, err := spec.Check(v)
 			if err != nil {
 				return err
 			}

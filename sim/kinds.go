@@ -97,9 +97,10 @@ type PropertySpec struct {
 // bounded reports whether the spec has a range.
 func (p PropertySpec) bounded() bool { return p.Min != 0 || p.Max != 0 }
 
-// check validates v against the spec and returns it normalised (numbers of
-// any Go numeric type become float64).
-func (p PropertySpec) check(v any) (any, error) {
+// Check validates v against the spec and returns it normalised (numbers of
+// any Go numeric type become float64); an invalid value is an error of
+// kind [ErrInvalid].
+func (p PropertySpec) Check(v any) (any, error) {
 	switch p.Type {
 	case Number:
 		f, ok := toFloat(v)
@@ -256,7 +257,7 @@ func (k Kind) validate() error {
 			}
 			seen[a] = true
 		}
-		if _, err := p.check(p.Default); err != nil {
+		if _, err := p.Check(p.Default); err != nil {
 			return fmt.Errorf("kind %s: default: %w", k.Name, err)
 		}
 	}

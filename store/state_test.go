@@ -100,7 +100,7 @@ func view(t *testing.T, s *server) map[string]any {
 	t.Helper()
 	out := map[string]any{}
 	for _, p := range []string{"/platform/zones/zones", "/platform/devices/devices", "/platform/persons/persons", "/platform/environment",
-		"/mediation/", "/mediation/relay", "/mediation/runtime/relay", "/mediation/runtime/idle", "/mediation/cilia", "/mediation/runtime/wired"} {
+		"/mediation/", "/mediation/relay", "/mediation/runtime/relay", "/mediation/runtime/idle", "/mediation/cilia", "/mediation/wired", "/mediation/runtime/wired"} {
 		rec := s.do(t, "GET", p, "", "")
 		var v any
 		if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
@@ -120,9 +120,15 @@ func apply(t *testing.T, s *server) {
 			t.Fatalf("%s %s = %d %s", c.method, c.path, rec.Code, rec.Body)
 		}
 	}
-	// A refused change is not kept.
+	// A refused change is not kept: not even an adapter naming a device
+	// that does not exist, which a chain loaded from a snapshot may name
+	// (a journal replays requests, refused ones too: they must be refused
+	// again).
 	if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", `{"zoneId":"kitchen","leftX":0,"topY":0,"rightX":1,"bottomY":1}`); rec.Code != 409 {
 		t.Fatalf("duplicate zone = %d", rec.Code)
+	}
+	if rec := s.do(t, "POST", "/mediation/wired/adapter/device-out/nothing", "application/x-www-form-urlencoded", "properties={device=nope}"); rec.Code != 400 {
+		t.Fatalf("a device-out naming no device = %d", rec.Code)
 	}
 }
 

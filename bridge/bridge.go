@@ -144,11 +144,12 @@ type selection struct {
 	kinds    []string // canonical types, such as iCasa.Thermometer
 	zone     string
 	property string
-	current  bool // announce the current values too
+	names    []string // the names the home reports property under (see propertyNames)
+	current  bool     // announce the current values too
 }
 
 func (s selection) matches(e sim.Event) bool {
-	return e.Device != nil && s.selects(e.Device) && (s.property == "" || e.Property == s.property)
+	return e.Device != nil && s.selects(e.Device) && (s.property == "" || slices.Contains(s.names, e.Property))
 }
 
 // selects reports whether the selection takes device d.
@@ -217,7 +218,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	if sel.property, err = stringProp(props, "property"); err != nil {
 		return nil, err
 	}
-	sel.property = b.canonical(sel.property, kinds, devices)
+	sel.names = b.propertyNames(sel.property, kinds, devices)
 	// Restored from a saved state, the adapter names what it named then:
 	// a device or zone deleted since (or made again as another kind) is
 	// waited for, as it was.
@@ -232,19 +233,21 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 			return nil, invalidf("property \"zone\": %w", err)
 		}
 	}
-	if err := checkSelectedProperty(sel.property, kinds, devices); err != nil {
+	if err := checkSelectedProperty(sel.property, sel.names, kinds, devices); err != nil {
 		return nil, err
 	}
 	return b.addInput(&deviceIn{b: b, chain: env.Chain, id: env.ID, sel: sel}, props)
 }
 
-// canonical returns the name under which the home reports property p
-// (an alias, such as iCasa's older names, becomes the property's own):
-// looked up in the selected kinds, the selected devices' kinds, else every
-// kind.
-func (b *Bridge) canonical(p string, kinds []sim.Kind, devices []sim.Device) string {
+// propertyNames returns the names under which the home reports property
+// p: p itself (a kind's own name, or a device's own property) and, where p
+// is an older name (an alias), the property's own: looked up in the
+// selected kinds and the selected devices' kinds, else in every kind (a
+// name can be one kind's own and another's alias, as
+// powerSwitch.currentStatus is).
+func (b *Bridge) propertyNames(p string, kinds []sim.Kind, devices []sim.Device) []string {
 	if p == "" {
-		return p
+		return nil
 	}
 	for _, d := range devices {
 		if k, err := b.home.Kinds().Lookup(d.Type); err == nil {
@@ -254,12 +257,13 @@ func (b *Bridge) canonical(p string, kinds []sim.Kind, devices []sim.Device) str
 	if len(kinds) == 0 {
 		kinds = b.home.Kinds().Kinds()
 	}
+	names := []string{p}
 	for _, k := range kinds {
-		if spec, ok := k.Resolve(p); ok {
-			return spec.Name
+		if spec, ok := k.Resolve(p); ok && !slices.Contains(names, spec.Name) {
+			names = append(names, spec.Name)
 		}
 	}
-	return p
+	return names
 }
 
 // addInput completes a device-in with its "current" property and registers it.
@@ -279,7 +283,7 @@ func (b *Bridge) addInput(in *deviceIn, props map[string]any) (any, error) {
 
 // checkSelectedProperty refuses a property that none of the selected kinds
 // or devices has.
-func checkSelectedProperty(p string, kinds []sim.Kind, devices []sim.Device) error {
+func checkSelectedProperty(p string, names []string, kinds []sim.Kind, devices []sim.Device) error {
 	if p == "" || p == sim.PropState || p == sim.PropFault || p == sim.PropLocation {
 		return nil
 	}
@@ -287,13 +291,15 @@ func checkSelectedProperty(p string, kinds []sim.Kind, devices []sim.Device) err
 		return nil
 	}
 	for _, k := range kinds {
-		if _, ok := k.Property(p); ok {
+		if _, ok := k.Resolve(p); ok {
 			return nil
 		}
 	}
 	for _, d := range devices {
-		if _, ok := d.Properties[p]; ok {
-			return nil
+		for _, n := range names {
+			if _, ok := d.Properties[n]; ok {
+				return nil
+			}
 		}
 	}
 	return invalidf("property %q: none of the selected kinds or devices has it", p)
@@ -316,7 +322,7 @@ func (in *deviceIn) Announce(out mediation.Emitter) error {
 		if !in.sel.selects(&d) {
 			continue
 		}
-		names := []string{in.sel.property}
+		names := in.sel.names
 		if in.sel.property == "" {
 			names = slices.Sorted(maps.Keys(d.Properties))
 		}

@@ -202,6 +202,33 @@ func TestDeviceInTakesOlderNames(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Properties["property"] != "current_temperature" {
 		t.Errorf("messages %v, want one for current_temperature", msgs)
 	}
+	// powerSwitch.currentStatus is a PowerSwitchMeter's own name and a
+	// ToggleSwitch's older one: selected alone, it stands for both.
+	for _, d := range []sim.DeviceSpec{{ID: "ts", Type: "ToggleSwitch"}, {ID: "pm", Type: "PowerSwitchMeter"}} {
+		if _, err := home.CreateDevice(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "switches", map[string]any{"property": "powerSwitch.currentStatus"})
+		},
+		func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "sw", nil) },
+	)
+	ch.Bind("switches:out", "sw:in", "", nil)
+	for _, id := range []string{"ts", "pm"} {
+		if _, err := home.UpdateDevice(id, sim.DeviceUpdate{Properties: map[string]any{"powerSwitch.currentStatus": true}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, _ = ch.Messages("sw")
+	var got []any
+	for _, m := range msgs {
+		got = append(got, m.Properties["deviceId"], m.Properties["property"])
+	}
+	if diff := cmp.Diff([]any{"ts", "current_status", "pm", "powerSwitch.currentStatus"}, got); diff != "" {
+		t.Errorf("switch messages (-want +got):\n%s", diff)
+	}
 }
 
 func TestAdapterPropertiesAreChecked(t *testing.T) {

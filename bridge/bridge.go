@@ -31,8 +31,20 @@
 // device-out checks each message at once but applies it through the home's
 // scheduler, at the current simulated time ([sim.Home.After]): under
 // [sim.Home.Advance] within the same step, live as soon as the driver runs.
-// So a chain that controls devices runs the same every time, and never
-// re-enters itself.
+// So a chain that controls devices over direct bindings (the default
+// linker) runs the same every time, and never re-enters itself. A queue
+// binding hands messages to a goroutine of its own, which runs when the Go
+// scheduler lets it, not in simulated time: under Advance its deliveries
+// (and so what device-out applies) come late by any amount, and differ
+// from run to run.
+//
+// # Errors of messages
+//
+// A message device-out cannot apply (an unknown device, a value out of
+// range, a derived property) is not an error of the Send that caused it:
+// it is counted in the component's Errors counter and written, with the
+// chain's and the component's ids, to the engine's output
+// (mediation.Config.Output, io.Discard unless set).
 //
 // # Concurrency
 //

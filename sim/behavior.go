@@ -52,9 +52,12 @@ type Behavior struct {
 	// an active device of the zone does (they look every simulated second).
 	Water func(p Props) bool
 	// Derive recomputes the device's derived properties (with
-	// [DeviceContext.Set]) from its properties, its zone and the persons in
-	// it. It runs when the device is created, changed or moved and when its
-	// zone changes; its changes are part of that change.
+	// [DeviceContext.Set]) from its properties and its zone. It runs when
+	// the device is created, changed or moved, and when zones around it
+	// are created, moved, resized or deleted; its changes are part of that
+	// change. It does not run when a zone variable changes or a person
+	// moves: a reading of a variable is a property that Follows it, and
+	// Persons sees persons move.
 	Derive func(c *DeviceContext)
 	// DeriveWhenFaulty makes Derive run while the device is faulty too:
 	// its derived properties are not readings but follow from its own

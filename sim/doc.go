@@ -41,6 +41,6 @@
 //
 // # Errors
 //
-// Every error wraps one of [ErrNotFound], [ErrInvalid] or [ErrConflict], with
-// a message for people. A method that fails changes nothing.
+// Every error wraps one of [ErrNotFound], [ErrInvalid], [ErrConflict] or
+// [ErrBusy], with a message for people. A method that fails changes nothing.
 package sim

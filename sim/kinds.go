@@ -74,8 +74,8 @@ type PropertySpec struct {
 	// back the current value but never set another.
 	Derived bool
 	// Follows names the zone variable a sensor reading follows, such as
-	// "Temperature"; empty for other properties. A following property is
-	// derived: it reads the variable of the device's zone, its Default
+	// "Temperature"; empty for other properties. A following property must
+	// be a Derived number: it reads the variable of the device's zone, its Default
 	// outside every zone, and keeps its last value while the device is
 	// faulty.
 	Follows string

@@ -26,8 +26,11 @@ const (
 	// DefaultTemperature is a zone's temperature, in kelvin, when it is first
 	// needed (by a heater, a cooler or a thermometer).
 	DefaultTemperature = 293.15
-	// MinTemperature and MaxTemperature bound the temperature heaters and
-	// coolers can reach in the contract model, in kelvin.
+	// MinTemperature and MaxTemperature, in kelvin, are the contract
+	// model's clamp: the temperature a heater or cooler update leaves is
+	// brought into [MinTemperature, MaxTemperature], as in iCasa, even when
+	// the zone stood outside it (a cooler then lifts a 255 K zone to
+	// MinTemperature). The realistic model has no such band.
 	MinTemperature = 283.16
 	MaxTemperature = 303.16
 	// HeatCapacityPerM3 is the heat capacity of air, in J/(m³·K): in the

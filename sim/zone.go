@@ -45,7 +45,7 @@ type ZoneSpec struct {
 	Name string
 	// IsRoom defaults to true.
 	IsRoom *bool
-	// The edges, each in [0, MaxCoordinate], with RightX >= LeftX and
+	// The edges, each in [-MaxCoordinate, MaxCoordinate], with RightX >= LeftX and
 	// BottomY >= TopY.
 	LeftX, TopY, RightX, BottomY int
 	// Variables are the zone's initial variables; nil means none.

@@ -383,7 +383,8 @@ func (b *Bridge) observe(e sim.Event) {
 		}
 		m := message(e.Device, e.Property, e.Value, e.Time)
 		// The home is not held up by a chain: a reading that finds a full
-		// queue ahead is dropped (ErrBusy), as one for a chain that is not
+		// queue ahead is dropped (ErrBusy; TrySend counts it in the
+		// device-in's dropped counter), as one for a chain that is not
 		// started (ErrConflict) or a removed adapter.
 		_ = ch.TrySend(in.id, m)
 	}

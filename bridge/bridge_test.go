@@ -154,6 +154,43 @@ func TestDeviceInMessages(t *testing.T) {
 	}
 }
 
+// TestDeviceInCountsWhatAFullQueueRefuses: the home does not wait for a
+// chain; a reading a full queue refuses is lost, and the device-in's
+// dropped counter shows it.
+func TestDeviceInCountsWhatAFullQueueRefuses(t *testing.T) {
+	home, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	tokens := make(chan struct{})
+	if err := engine.Registry().Register(mediation.Type{Name: "gate", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+				<-tokens
+				return nil
+			}), nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "in", map[string]any{"devices": "heater", "property": "heater.powerLevel"})
+		},
+		func() (mediation.ComponentInfo, error) { return ch.AddMediator("gate", "g", nil) },
+	)
+	if _, err := ch.Bind("in:out", "g:in", "queue", map[string]any{"capacity": 1}); err != nil {
+		t.Fatal(err)
+	}
+	ch.Start()
+	defer close(tokens)
+	for i := range 10 {
+		home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"heater.powerLevel": float64(i+1) / 10}})
+	}
+	info, _ := ch.Component("in")
+	// At most two taken: one held in the gate, one in the queue.
+	if c := info.Counters; c.Out+c.Dropped != 10 || c.Dropped < 8 {
+		t.Errorf("counters %+v: want the 10 readings emitted or dropped, 8 or more dropped", c)
+	}
+}
+
 // TestDeviceInSeesRemovals: a property removed is a change too, its value
 // null: a device leaving every zone loses its Location.
 func TestDeviceInSeesRemovals(t *testing.T) {

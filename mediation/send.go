@@ -209,8 +209,10 @@ func (ch *Chain) SendContext(ctx context.Context, id string, m Message) error {
 }
 
 // TrySend is Send without the wait: when a queue ahead of the message is
-// full, it fails with ErrBusy at once and m is not taken. Sources that must
-// not be held up, such as the readings of a simulated device, use it.
+// full, it fails with ErrBusy at once, m is not taken, and it is counted as
+// dropped by component id (the sources that use TrySend, such as the
+// readings of a simulated device, must not be held up and do not try
+// again: the message is lost, and the counter shows it).
 func (ch *Chain) TrySend(id string, m Message) error {
 	return ch.send(context.Background(), id, m, false)
 }
@@ -230,6 +232,9 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 		return errorf(ErrConflict, "chain %s is not started", ch.id)
 	}
 	if err := ch.admit(ctx, c, wait); err != nil {
+		if !wait {
+			c.nDropped.Add(1)
+		}
 		return err
 	}
 	r := newRun(ch.eng.maxDeliveries)

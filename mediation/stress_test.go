@@ -541,6 +541,9 @@ func TestStartHoldsSendersBeforeQueuesRun(t *testing.T) {
 		if err := ch.TrySend("a", msg(2, nil)); !errors.Is(err, mediation.ErrBusy) {
 			t.Fatalf("TrySend into a full queue: %v, want busy", err)
 		}
+		if got := mustComponent(t, ch, "a").Counters.Dropped; got != 1 {
+			t.Errorf("a's dropped counter after a refused TrySend = %d, want 1 (the message is lost)", got)
+		}
 		// Stop: message 0 gets its token and is done; message 1 stays queued.
 		stopPastGate(t, ch, tokens)
 		// While stopped, k's kept message is handed to a blocking implementation:

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -126,6 +127,9 @@ type meta struct {
 	Paused      bool                  `json:"paused"`
 	Environment sim.EnvironmentUpdate `json:"environment"`
 	Stopped     []string              `json:"stoppedChains,omitempty"`
+	// Derived holds what devices of the home's own kinds derived over
+	// time (sim.Home.OwnDerived), which home.bhv leaves out.
+	Derived map[string]map[string]any `json:"derived,omitempty"`
 	// Identities are the components' UUIDs and creation times.
 	Identities []mediation.Identity `json:"identities,omitempty"`
 }
@@ -331,6 +335,13 @@ func (s *State) loadSnapshot(g int) error {
 	}
 	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &start, CurrentTime: &t, Factor: &f, Pause: &p}); err != nil {
 		return fmt.Errorf("%s: clock: %v", name("meta.json"), err)
+	}
+	for _, id := range slices.Sorted(maps.Keys(m.Derived)) {
+		if err := home.RestoreDerived(id, m.Derived[id]); err != nil {
+			// The kind changed since (its code is the program's): the
+			// device keeps what its behaviour derives now.
+			s.log.Warn("a device's derived values were not restored", "file", name("meta.json"), "device", id, "err", err)
+		}
 	}
 	chains, err := os.ReadFile(name("chains.dscilia"))
 	if err != nil {
@@ -795,6 +806,7 @@ func (s *State) capture(home, chains io.Writer) (meta, error) {
 		return meta{}, err
 	}
 	m.Identities = s.cfg.Engine.Identities(0)
+	m.Derived = h.OwnDerived()
 	c := h.Clock()
 	m.Format = metaFormat
 	m.StartDate, m.Time, m.Factor, m.Paused = c.StartDate, c.CurrentTime, c.Factor, c.Pause

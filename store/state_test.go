@@ -904,3 +904,43 @@ func TestStatePhysicsModel(t *testing.T) {
 		}
 	}
 }
+
+// TestStateKeepsWhatOwnKindsDerived: a derived value only time gives (a
+// kind of one's own counting minutes) comes back at a restart; home.bhv
+// leaves derived properties out, meta.json keeps these.
+func TestStateKeepsWhatOwnKindsDerived(t *testing.T) {
+	counter := sim.Kind{Name: "Counter", Namespace: "acme",
+		Properties: []sim.PropertySpec{{Name: "ticks", Type: sim.Number, Default: 0.0, Derived: true}},
+		Behavior: sim.Behavior{Every: time.Minute, Tick: func(c *sim.DeviceContext) {
+			c.Set("ticks", c.Props().Number("ticks")+1)
+		}}}
+	dir := t.TempDir()
+	start := func() (*sim.Home, *store.State) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		if err := home.Kinds().Register(counter); err != nil {
+			t.Fatal(err)
+		}
+		engine := mediation.NewEngine(mediation.Config{})
+		t.Cleanup(func() { engine.Close() })
+		st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return home, st
+	}
+	home, st := start()
+	if _, err := home.CreateDevice(sim.DeviceSpec{ID: "c", Type: "acme.Counter"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Advance(5 * time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	home, st = start()
+	defer st.Close()
+	if d, err := home.Device("c"); err != nil || d.Properties["ticks"] != 5.0 {
+		t.Errorf("restored ticks = %v (%v), want 5", d.Properties["ticks"], err)
+	}
+}

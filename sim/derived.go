@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"maps"
+	"slices"
+)
+
+// builtinEntries are the built-in kinds' entries, shared by every registry.
+var builtinEntries = func() map[*kindEntry]bool {
+	m := map[*kindEntry]bool{}
+	for _, e := range builtinSet.kinds {
+		m[e] = true
+	}
+	return m
+}()
+
+// OwnDerived returns, for each device of a kind registered in this home
+// (not a built-in one), its derived properties that do not follow a zone
+// variable and differ from their default: what the simulation worked out
+// over time, such as an energy meter's total, which the home as a script
+// holds it (see WriteScript, which leaves derived properties out) cannot
+// give back. A saved state keeps it beside the script, and RestoreDerived
+// puts it back. Devices with nothing to keep are left out.
+func (h *Home) OwnDerived() map[string]map[string]any {
+	h.mu.RLock()
+	defer h.mu.RUnlock()
+	var out map[string]map[string]any
+	for _, d := range h.devices.list {
+		if builtinEntries[d.entry] {
+			continue
+		}
+		for _, spec := range d.kind.Properties {
+			if !spec.Derived || spec.Follows != "" {
+				continue
+			}
+			v, ok := d.props.get(spec.Name)
+			if !ok || valueEqual(v, spec.Default) {
+				continue
+			}
+			if out == nil {
+				out = map[string]map[string]any{}
+			}
+			if out[d.ID] == nil {
+				out[d.ID] = map[string]any{}
+			}
+			out[d.ID][spec.Name] = cloneValue(v)
+		}
+	}
+	return out
+}
+
+// RestoreDerived sets derived properties of device id to the values a
+// saved state had (see OwnDerived), as the device's own behaviour would,
+// events included. It is for restoring a state, not for clients: their
+// updates ignore derived properties. A device that does not exist is an
+// error of kind [ErrNotFound]; a property its kind does not define as
+// derived, or a value its spec refuses, is [ErrInvalid], and nothing is
+// set.
+func (h *Home) RestoreDerived(id string, props map[string]any) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	d, ok := h.devices.get(id)
+	if !ok {
+		return notFoundf("device %q does not exist", truncate(id))
+	}
+	names := slices.Sorted(maps.Keys(props))
+	values := make([]any, len(names))
+	for i, name := range names {
+		spec, ok := d.kind.Property(name)
+		if !ok || !spec.Derived {
+			return invalidf("property %q is not a derived property of %s devices", truncate(name), d.kind.Name)
+		}
+		v, err := spec.Check(props[name])
+		if err != nil {
+			return err
+		}
+		values[i] = v
+	}
+	c := h.contextLocked(d, true)
+	defer h.releaseContextLocked(c)
+	for i, name := range names {
+		if err := c.Set(name, values[i]); err != nil {
+			return err // checked above: cannot happen
+		}
+	}
+	return nil
+}

@@ -90,8 +90,8 @@ func New(home *sim.Home, engine *mediation.Engine) (*Bridge, error) {
 	reg := engine.Registry()
 	if err := reg.Register(mediation.Type{
 		Name: DeviceIn, Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
-		Properties: map[string]any{"devices": []any{}, "kinds": []any{}, "zone": "", "property": "", "current": false},
-		Doc:        "Emits a message for each change of a selected device property of the simulated home.",
+		Properties: map[string]any{"devices": []any{}, "kinds": []any{}, "zone": "", "property": "", "current": false, "events": false},
+		Doc:        "Emits a message for each change of a selected device property of the simulated home (and, with events, each event of a selected device, such as a motion sensor's).",
 		New:        b.newDeviceIn,
 	}); err != nil {
 		return nil, err
@@ -158,9 +158,13 @@ type selection struct {
 	property string
 	names    []string // the names the home reports property under (see propertyNames)
 	current  bool     // announce the current values too
+	events   bool     // carry the selected devices' device-events too
 }
 
 func (s selection) matches(e sim.Event) bool {
+	if e.Type == sim.EventDeviceEvent {
+		return s.events && e.Device != nil && s.selects(e.Device)
+	}
 	return e.Device != nil && s.selects(e.Device) && (s.property == "" || slices.Contains(s.names, e.Property))
 }
 
@@ -183,6 +187,19 @@ func message(d *sim.Device, property string, value any, t int64) mediation.Messa
 		Properties: map[string]any{
 			"deviceId": d.ID, "type": d.Type, "location": d.Location,
 			"property": property, "time": t,
+		},
+	}
+}
+
+// eventMessage makes the message of a device-in adapter for an event of
+// device d (data: a motion sensor's {"personId","motion"}) at simulated
+// time t (ms).
+func eventMessage(d *sim.Device, data any, t int64) mediation.Message {
+	return mediation.Message{
+		Content: map[string]any{"device": d.ID, "event": data},
+		Properties: map[string]any{
+			"deviceId": d.ID, "type": d.Type, "location": d.Location,
+			"event": true, "time": t,
 		},
 	}
 }
@@ -280,12 +297,14 @@ func (b *Bridge) propertyNames(p string, kinds []sim.Kind, devices []sim.Device)
 
 // addInput completes a device-in with its "current" property and registers it.
 func (b *Bridge) addInput(in *deviceIn, props map[string]any) (any, error) {
-	switch v := props["current"].(type) {
-	case nil:
-	case bool:
-		in.sel.current = v
-	default:
-		return nil, invalidf("property \"current\" must be a boolean")
+	for name, flag := range map[string]*bool{"current": &in.sel.current, "events": &in.sel.events} {
+		switch v := props[name].(type) {
+		case nil:
+		case bool:
+			*flag = v
+		default:
+			return nil, invalidf("property %q must be a boolean", name)
+		}
 	}
 	b.mu.Lock()
 	b.inputs = append(b.inputs, in)
@@ -364,7 +383,7 @@ func (in *deviceIn) Close() error {
 // started miss it.
 func (b *Bridge) observe(e sim.Event) {
 	switch e.Type {
-	case sim.EventDevicePropertyAdded, sim.EventDevicePropertyUpdated, sim.EventDevicePropertyRemoved:
+	case sim.EventDevicePropertyAdded, sim.EventDevicePropertyUpdated, sim.EventDevicePropertyRemoved, sim.EventDeviceEvent:
 	default:
 		return
 	}
@@ -382,6 +401,9 @@ func (b *Bridge) observe(e sim.Event) {
 			continue
 		}
 		m := message(e.Device, e.Property, e.Value, e.Time)
+		if e.Type == sim.EventDeviceEvent {
+			m = eventMessage(e.Device, e.Value, e.Time)
+		}
 		// The home is not held up by a chain: a reading that finds a full
 		// queue ahead is dropped (ErrBusy; TrySend counts it in the
 		// device-in's dropped counter), as one for a chain that is not

@@ -191,6 +191,39 @@ func TestDeviceInCountsWhatAFullQueueRefuses(t *testing.T) {
 	}
 }
 
+// TestDeviceInCarriesEvents: with events, a device-in carries its devices'
+// events too: a motion sensor's is its only signal.
+func TestDeviceInCarriesEvents(t *testing.T) {
+	home, engine, _ := setup(t)
+	if _, err := home.CreateDevice(sim.DeviceSpec{ID: "motion", Type: "MotionSensor", PositionX: ptr(20), PositionY: ptr(20)}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := engine.CreateChain("c")
+	for _, events := range []bool{true, false} {
+		id := fmt.Sprintf("in-%v", events)
+		build(t, ch,
+			func() (mediation.ComponentInfo, error) {
+				return ch.AddAdapter("device-in", id, map[string]any{"kinds": "MotionSensor", "events": events})
+			},
+			func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "out-"+id, nil) },
+		)
+		ch.Bind(id+":out", "out-"+id+":in", "", nil)
+	}
+	ch.Start()
+	if _, err := home.CreatePerson(sim.PersonSpec{ID: "ada", Type: "Woman", PositionX: ptr(50), PositionY: ptr(50)}); err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := ch.Messages("out-in-true")
+	want := []mediation.Message{{Content: map[string]any{"device": "motion", "event": map[string]any{"personId": "ada", "motion": "enter"}},
+		Properties: map[string]any{"deviceId": "motion", "type": "iCasa.MotionSensor", "location": "room", "event": true, "time": home.Now().UnixMilli()}}}
+	if diff := cmp.Diff(want, msgs); diff != "" {
+		t.Errorf("with events (-want +got):\n%s", diff)
+	}
+	if msgs, _ := ch.Messages("out-in-false"); len(msgs) != 0 {
+		t.Errorf("without events: %v, want none", msgs)
+	}
+}
+
 // TestDeviceInSeesRemovals: a property removed is a change too, its value
 // null: a device leaving every zone loses its Location.
 func TestDeviceInSeesRemovals(t *testing.T) {

@@ -297,7 +297,11 @@ func (b *Bridge) propertyNames(p string, kinds []sim.Kind, devices []sim.Device)
 
 // addInput completes a device-in with its "current" property and registers it.
 func (b *Bridge) addInput(in *deviceIn, props map[string]any) (any, error) {
-	for name, flag := range map[string]*bool{"current": &in.sel.current, "events": &in.sel.events} {
+	for _, f := range []struct {
+		name string
+		flag *bool
+	}{{"current", &in.sel.current}, {"events", &in.sel.events}} {
+		name, flag := f.name, f.flag
 		switch v := props[name].(type) {
 		case nil:
 		case bool:
@@ -483,12 +487,24 @@ func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter
 }
 
 // settableAnywhere refuses, for a device-out without a fixed device, a
-// property that no device could take: derived in every kind that has it,
-// or a fixed value that every kind having the property refuses. A property
-// no kind has is a device's own: anything goes.
+// property derived in every kind that defines it, a fixed value that every
+// kind defining the property refuses, and a fixed state or fault other
+// than those a device takes. A property no kind defines is a device's own:
+// anything goes. (A device of another kind may carry a property some kinds
+// derive as a property of its own: to set that, fix the device.)
 func (b *Bridge) settableAnywhere(prop string, value any, hasValue bool) error {
-	if prop == sim.PropLocation {
+	switch prop {
+	case sim.PropLocation:
 		return invalidf("property %q is derived from the position and cannot be set", prop)
+	case sim.PropState, sim.PropFault:
+		ok := []string{sim.StateActivated, sim.StateDeactivated}
+		if prop == sim.PropFault {
+			ok = []string{sim.FaultYes, sim.FaultNo}
+		}
+		if s, isText := value.(string); hasValue && (!isText || !slices.Contains(ok, s)) {
+			return invalidf("property %q must be %q or %q", prop, ok[0], ok[1])
+		}
+		return nil
 	}
 	known, derived := false, true
 	var refused error

@@ -272,6 +272,17 @@ func TestDeviceInTakesOlderNames(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Properties["property"] != "current_temperature" {
 		t.Errorf("messages %v, want one for current_temperature", msgs)
 	}
+	// The current value is announced under the older name too.
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "now", map[string]any{"devices": "thermo", "property": "thermometer.currentTemperature", "current": true})
+		},
+		func() (mediation.ComponentInfo, error) { return ch.AddAdapter("rest-out", "nowout", nil) },
+	)
+	ch.Bind("now:out", "nowout:in", "", nil)
+	if msgs, _ := ch.Messages("nowout"); len(msgs) != 1 || msgs[0].Properties["current"] != true {
+		t.Errorf("announced %v, want the current temperature", msgs)
+	}
 	// powerSwitch.currentStatus is a PowerSwitchMeter's own name and a
 	// ToggleSwitch's older one: selected alone, it stands for both.
 	for _, d := range []sim.DeviceSpec{{ID: "ts", Type: "ToggleSwitch"}, {ID: "pm", Type: "PowerSwitchMeter"}} {
@@ -321,6 +332,8 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 		{"device-out", map[string]any{"property": "current_temperature"}, "derived"},
 		{"device-out", map[string]any{"property": "Location"}, "derived"},
 		{"device-out", map[string]any{"property": "heater.powerLevel", "value": 7.0}, "between 0 and 1"},
+		{"device-out", map[string]any{"property": "fault", "value": "maybe"}, "fault"},
+		{"device-out", map[string]any{"property": "state", "value": 42.0}, "state"},
 	}
 	for _, tt := range tests {
 		_, err := ch.AddAdapter(tt.typ, "a", tt.props)
@@ -332,6 +345,7 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 		{"kinds": "iCasa.Thermometer, Photometer", "property": "state"},
 		{"devices": "thermo, heater", "kinds": "Heater"},                    // the heater is selected
 		{"devices": "thermo", "property": "thermometer.currentTemperature"}, // an older name
+		{"kinds": "Thermometer", "property": "thermometer.currentTemperature"},
 	} {
 		if _, err := ch.AddAdapter("device-in", fmt.Sprintf("ok%d", i), props); err != nil {
 			t.Errorf("a valid device-in %v: %v", props, err)
@@ -341,6 +355,7 @@ func TestAdapterPropertiesAreChecked(t *testing.T) {
 		{"property": "heater.powerLevel", "value": 0.5},
 		{"property": "power_level"},           // the dimmer's, settable
 		{"property": "mine", "value": "free"}, // a device's own
+		{"property": "state", "value": "deactivated"},
 	} {
 		if _, err := ch.AddAdapter("device-out", fmt.Sprintf("out%d", i), props); err != nil {
 			t.Errorf("a valid device-out %v: %v", props, err)
@@ -378,6 +393,9 @@ func TestRestoredAdaptersWaitForWhatWasDeleted(t *testing.T) {
 		_, err := ch.AddAdapter("device-in", "kind", map[string]any{"devices": "heater", "kinds": "Thermometer"})
 		if err == nil {
 			_, err = ch.AddAdapter("device-in", "mixed", map[string]any{"devices": "ghost, thermo", "property": "heater.powerLevel"})
+		}
+		if err == nil { // a property derived since in every kind that has it
+			_, err = ch.AddAdapter("device-out", "derived", map[string]any{"property": "current_temperature"})
 		}
 		return err
 	})

@@ -333,6 +333,7 @@ func TestObserveCurrent(t *testing.T) {
 // simulated minutes its device has lived: a value only time gives.
 var counterKind = sim.Kind{Name: "Counter", Namespace: "acme",
 	Properties: []sim.PropertySpec{
+		{Name: "a_ticks", Type: sim.Number, Default: 0.0, Derived: true},
 		{Name: "ticks", Type: sim.Number, Default: 0.0, Derived: true},
 		{Name: "temp", Type: sim.Number, Default: 0.0, Derived: true, Follows: sim.VarTemperature},
 		{Name: "label", Type: sim.String, Default: ""},
@@ -363,19 +364,34 @@ func TestOwnDerived(t *testing.T) {
 		t.Errorf("OwnDerived (-want +got):\n%s", diff)
 	}
 	for name, props := range map[string]map[string]any{
-		"settable": {"ticks": 7.0, "label": "x"},
-		"unknown":  {"ticks": 7.0, "nope": 1.0},
-		"bad type": {"ticks": "seven"},
+		"settable":                   {"ticks": 7.0, "label": "x"},
+		"unknown":                    {"ticks": 7.0, "nope": 1.0},
+		"bad type":                   {"ticks": "seven"},
+		"a good one, then a bad one": {"a_ticks": 1.0, "ticks": "seven"},
 	} {
 		if err := h.RestoreDerived("c", props); !errors.Is(err, sim.ErrInvalid) {
 			t.Errorf("%s: RestoreDerived = %v, want ErrInvalid", name, err)
 		}
+		if got, a := prop(t, h, "c", "ticks"), prop(t, h, "c", "a_ticks"); got != 3.0 || a != 0.0 {
+			t.Errorf("%s: ticks = %v, a_ticks = %v after a refused restore, want 3 and 0", name, got, a)
+		}
 	}
+	// A restore is a change like any other: observers hear of it.
+	var heard []string
+	h.Observe(func(e sim.Event) {
+		if e.DeviceID == "c" {
+			heard = append(heard, string(e.Type)+" "+e.Property)
+		}
+	})
+	gen := h.Generation()
 	if err := h.RestoreDerived("ghost", nil); !errors.Is(err, sim.ErrNotFound) {
 		t.Errorf("an unknown device: %v, want ErrNotFound", err)
 	}
 	if err := h.RestoreDerived("c", map[string]any{"ticks": 40.0}); err != nil {
 		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"device-property-updated ticks"}, heard); diff != "" || h.Generation() == gen {
+		t.Errorf("a restore: events (-want +got):\n%s, generation moved: %v", diff, h.Generation() != gen)
 	}
 	mustAdvance(t, h, time.Minute)
 	if got := prop(t, h, "c", "ticks"); got != 41.0 {

@@ -15,8 +15,9 @@ var builtinEntries = func() map[*kindEntry]bool {
 }()
 
 // OwnDerived returns, for each device of a kind registered in this home
-// (not a built-in one), its derived properties that do not follow a zone
-// variable and differ from their default: what the simulation worked out
+// (not a built-in one), its derived properties that differ from their
+// default (readings that follow a zone variable are not stored: the
+// variable is): what the simulation worked out
 // over time, such as an energy meter's total, which the home as a script
 // holds it (see WriteScript, which leaves derived properties out) cannot
 // give back. A saved state keeps it beside the script, and RestoreDerived
@@ -30,7 +31,7 @@ func (h *Home) OwnDerived() map[string]map[string]any {
 			continue
 		}
 		for _, spec := range d.kind.Properties {
-			if !spec.Derived || spec.Follows != "" {
+			if !spec.Derived {
 				continue
 			}
 			v, ok := d.props.get(spec.Name)
@@ -57,7 +58,8 @@ func (h *Home) OwnDerived() map[string]map[string]any {
 // derived, or a value its spec refuses, is [ErrInvalid], and nothing is
 // set.
 func (h *Home) RestoreDerived(id string, props map[string]any) error {
-	h.mu.Lock()
+	defer h.deliver()
+	h.lockChange()
 	defer h.mu.Unlock()
 	d, ok := h.devices.get(id)
 	if !ok {

@@ -52,7 +52,6 @@
 package bridge
 
 import (
-	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -437,7 +436,8 @@ func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, err
 	}
 	o.value, o.hasValue = props["value"], props["value"] != nil
 	if o.device == "" && o.property != "" && !env.Restoring {
-		if err := b.settableAnywhere(o.property, o.value, o.hasValue); err != nil {
+		// No fixed device: what no device of any kind could take.
+		if err := b.home.Kinds().Settable(o.property, o.value, o.hasValue); err != nil {
 			return nil, err
 		}
 	}
@@ -486,70 +486,15 @@ func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter
 	return err
 }
 
-// settableAnywhere refuses, for a device-out without a fixed device, a
-// property derived in every kind that defines it, a fixed value that every
-// kind defining the property refuses, and a fixed state or fault other
-// than those a device takes. A property no kind defines is a device's own:
-// anything goes. (A device of another kind may carry a property some kinds
-// derive as a property of its own: to set that, fix the device.)
-func (b *Bridge) settableAnywhere(prop string, value any, hasValue bool) error {
-	switch prop {
-	case sim.PropLocation:
-		return invalidf("property %q is derived from the position and cannot be set", prop)
-	case sim.PropState, sim.PropFault:
-		ok := []string{sim.StateActivated, sim.StateDeactivated}
-		if prop == sim.PropFault {
-			ok = []string{sim.FaultYes, sim.FaultNo}
-		}
-		if s, isText := value.(string); hasValue && (!isText || !slices.Contains(ok, s)) {
-			return invalidf("property %q must be %q or %q", prop, ok[0], ok[1])
-		}
-		return nil
-	}
-	known, derived := false, true
-	var refused error
-	for _, k := range b.home.Kinds().Kinds() {
-		spec, ok := k.Resolve(prop)
-		if !ok {
-			continue
-		}
-		known = true
-		if spec.Derived {
-			continue
-		}
-		derived = false
-		if !hasValue {
-			return nil
-		}
-		_, err := spec.Check(value)
-		if err == nil {
-			return nil
-		}
-		refused = cmp.Or(refused, err)
-	}
-	switch {
-	case !known:
-		return nil
-	case derived:
-		return invalidf("property %q is derived by the simulation in every kind that has it and cannot be set", prop)
-	}
-	return refused
-}
-
-// settable refuses a derived property: the home would ignore it.
+// settable refuses a property the device's kind does not let a client set
+// (Location, a derived property): the home would ignore it.
 func (b *Bridge) settable(id, prop string) error {
 	d, err := b.home.Device(id)
 	if err != nil {
 		return err
 	}
-	if prop == sim.PropLocation {
-		return invalidf("property %q is derived from the position and cannot be set", prop)
-	}
 	k, _ := b.home.Kinds().Lookup(d.Type)
-	if spec, ok := k.Resolve(prop); ok && spec.Derived {
-		return invalidf("property %q of %s devices is derived by the simulation and cannot be set", prop, k.Name)
-	}
-	return nil
+	return k.Settable(prop, nil, false)
 }
 
 // target works out which device property the message sets, and to what.

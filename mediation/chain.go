@@ -333,36 +333,36 @@ func (ch *Chain) stopLocked() {
 	ch.state.Store(stStopped)
 }
 
-// destroy stops the chain and releases everything (DeleteChain).
+// destroy stops the chain, releases everything and marks it deleted
+// (DeleteChain).
 func (ch *Chain) destroy() {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	ch.stopLocked()
+	ch.releaseLocked()
 	ch.deleted.Store(true)
-	for _, b := range ch.bindings {
-		b.dead.Store(true)
-		if !ch.released {
-			b.link.Close()
-		}
-	}
 	for _, c := range ch.order {
 		c.lock()
 		c.removed = true
-		if !ch.released {
-			closeImpl(c.impl)
-		}
 		c.unlock()
 	}
 }
 
-// release stops the chain for good and frees what its links and components
-// hold (Engine.Close): a link's goroutines and connections, an io.Closer
-// implementation's resources. What the links held is counted as dropped
-// by their targets. Unlike destroy, the chain stays, to be read.
+// release stops the chain for good and frees what it holds (Engine.Close);
+// unlike destroy, the chain stays, to be read.
 func (ch *Chain) release() {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	if ch.deleted.Load() || ch.released {
+	if !ch.deleted.Load() {
+		ch.releaseLocked()
+	}
+}
+
+// releaseLocked stops the chain and frees, once, what its links and
+// components hold: a link's goroutines and connections (what it held is
+// counted as dropped by its target), an io.Closer implementation's
+// resources. ch.mu is held.
+func (ch *Chain) releaseLocked() {
+	if ch.released {
 		return
 	}
 	ch.stopLocked()

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -396,5 +397,43 @@ func TestOwnDerived(t *testing.T) {
 	mustAdvance(t, h, time.Minute)
 	if got := prop(t, h, "c", "ticks"); got != 41.0 {
 		t.Errorf("ticks after a restore to 40 and a minute = %v, want 41", got)
+	}
+}
+
+// TestSettable: what a client can set, for one kind and for some kind of
+// a registry.
+func TestSettable(t *testing.T) {
+	h, _ := newHome(t)
+	heater, _ := h.Kinds().Lookup("Heater")
+	tests := []struct {
+		name     string
+		prop     string
+		value    any
+		hasValue bool
+		kind     string // the heater's answer ("" for none, else a part of its error)
+		any      string // the registry's
+	}{
+		{"a setting", "heater.powerLevel", 0.5, true, "", ""},
+		{"out of range", "heater.powerLevel", 7.0, true, "between", "between"},
+		{"an older name", "thermometer.currentTemperature", nil, false, "", "derived"},
+		{"derived in every kind", "current_temperature", nil, false, "", "derived"},
+		{"a device's own", "mine", "x", true, "", ""},
+		{"Location", "Location", nil, false, "position", "position"},
+		{"a state", "state", "deactivated", true, "", ""},
+		{"a bad state", "state", 42.0, true, "string", "string"},
+		{"a bad fault", "fault", "maybe", true, "fault", "fault"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, c := range []struct {
+				want string
+				got  error
+			}{{tt.kind, heater.Settable(tt.prop, tt.value, tt.hasValue)}, {tt.any, h.Kinds().Settable(tt.prop, tt.value, tt.hasValue)}} {
+				who, got := c.want, c.got
+				if who == "" && got != nil || who != "" && (!errors.Is(got, sim.ErrInvalid) || !strings.Contains(got.Error(), who)) {
+					t.Errorf("%q = %v, want %q", tt.prop, got, who)
+				}
+			}
+		})
 	}
 }

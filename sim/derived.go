@@ -61,29 +61,24 @@ func (h *Home) RestoreDerived(id string, props map[string]any) error {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	d, ok := h.devices.get(id)
-	if !ok {
-		return notFoundf("device %q does not exist", truncate(id))
+	d, err := h.deviceLocked(id)
+	if err != nil {
+		return err
 	}
 	names := slices.Sorted(maps.Keys(props))
-	values := make([]any, len(names))
-	for i, name := range names {
+	for _, name := range names { // all checked before any is set
 		spec, ok := d.kind.Property(name)
 		if !ok || !spec.Derived {
 			return invalidf("property %q is not a derived property of %s devices", truncate(name), d.kind.Name)
 		}
-		v, err := spec.Check(props[name])
-		if err != nil {
+		if _, err := spec.Check(props[name]); err != nil {
 			return err
 		}
-		values[i] = v
 	}
 	c := h.contextLocked(d, true)
 	defer h.releaseContextLocked(c)
-	for i, name := range names {
-		if err := c.Set(name, values[i]); err != nil {
-			return err // checked above: cannot happen
-		}
+	for _, name := range names {
+		c.Set(name, props[name]) // checked above
 	}
 	return nil
 }

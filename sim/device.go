@@ -256,11 +256,21 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 func (h *Home) Device(id string) (Device, error) {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	d, ok := h.devices.get(id)
-	if !ok {
-		return Device{}, notFoundf("device %q does not exist", truncate(id))
+	d, err := h.deviceLocked(id)
+	if err != nil {
+		return Device{}, err
 	}
 	return d.snapshot(), nil
+}
+
+// deviceLocked returns device id, or an error of kind [ErrNotFound]; h.mu
+// is held.
+func (h *Home) deviceLocked(id string) (*device, error) {
+	d, ok := h.devices.get(id)
+	if !ok {
+		return nil, notFoundf("device %q does not exist", truncate(id))
+	}
+	return d, nil
 }
 
 // Devices returns every device, in creation order.
@@ -311,9 +321,9 @@ func putView(v *Device) {
 func (h *Home) ViewDevice(id string, fn func(d *Device, props Props)) error {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	d, ok := h.devices.get(id)
-	if !ok {
-		return notFoundf("device %q does not exist", truncate(id))
+	d, err := h.deviceLocked(id)
+	if err != nil {
+		return err
 	}
 	v := views.Get().(*Device)
 	defer putView(v)
@@ -368,9 +378,9 @@ func (h *Home) ValidateDeviceUpdate(id string, u DeviceUpdate) error {
 // prepareDeviceUpdateLocked validates u against device id and returns the
 // device and its updated working copy.
 func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *device, err error) {
-	cur, ok := h.devices.get(id)
-	if !ok {
-		return nil, nil, notFoundf("device %q does not exist", truncate(id))
+	cur, err = h.deviceLocked(id)
+	if err != nil {
+		return nil, nil, err
 	}
 	next = cur.clone()
 	if u.Type != nil {
@@ -436,9 +446,9 @@ func (h *Home) DeleteDevice(id string) error {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	d, ok := h.devices.get(id)
-	if !ok {
-		return notFoundf("device %q does not exist", truncate(id))
+	d, err := h.deviceLocked(id)
+	if err != nil {
+		return err
 	}
 	h.devices.remove(id)
 	h.inZone.delete(d, d.zone)
@@ -551,16 +561,30 @@ func applyProperties(d *device, props map[string]any) error {
 }
 
 func setState(d *device, s string) error {
-	if s != StateActivated && s != StateDeactivated {
-		return invalidf("state must be %q or %q, not %q", StateActivated, StateDeactivated, truncate(s))
+	if err := checkState(s); err != nil {
+		return err
 	}
 	d.active = s == StateActivated
 	return nil
 }
 
-func setFault(d *device, s string) error {
+func checkState(s string) error {
+	if s != StateActivated && s != StateDeactivated {
+		return invalidf("state must be %q or %q, not %q", StateActivated, StateDeactivated, truncate(s))
+	}
+	return nil
+}
+
+func checkFault(s string) error {
 	if s != FaultYes && s != FaultNo {
 		return invalidf("fault must be %q or %q, not %q", FaultYes, FaultNo, truncate(s))
+	}
+	return nil
+}
+
+func setFault(d *device, s string) error {
+	if err := checkFault(s); err != nil {
+		return err
 	}
 	switch {
 	case s == FaultYes && !d.faulty:

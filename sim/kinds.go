@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -194,6 +195,43 @@ func (k Kind) Resolve(name string) (PropertySpec, bool) {
 		}
 	}
 	return PropertySpec{}, false
+}
+
+// Settable reports, with an error of kind [ErrInvalid], a property that
+// a client cannot give devices of this kind: Location (derived from the
+// position), a property the kind derives, or, when hasValue, a value the
+// kind's spec (or the rule of state and fault) refuses. A property the kind
+// does not define is a device's own: anything goes. Updates ignore
+// derived properties silently (a device read can be sent back); a source
+// that means to set one, such as a chain's device-out, asks first.
+func (k Kind) Settable(name string, value any, hasValue bool) error {
+	switch name {
+	case PropLocation:
+		return invalidf("property %q is derived from the position and cannot be set", name)
+	case PropState, PropFault:
+		if !hasValue {
+			return nil
+		}
+		s, ok := value.(string)
+		if !ok {
+			return invalidf("property %q must be a string, not %s", name, describe(value))
+		}
+		if name == PropState {
+			return checkState(s)
+		}
+		return checkFault(s)
+	}
+	spec, ok := k.Resolve(name)
+	switch {
+	case !ok:
+		return nil
+	case spec.Derived:
+		return invalidf("property %q of %s devices is derived by the simulation and cannot be set", truncate(name), k.Name)
+	case hasValue:
+		_, err := spec.Check(value)
+		return err
+	}
+	return nil
 }
 
 // forPhysics returns the kind as homes of model p see it: without the
@@ -401,6 +439,30 @@ func (r *KindRegistry) Kinds() []Kind {
 		return true
 	})
 	return out
+}
+
+// Settable is [Kind.Settable] for a device of any kind of the registry: it
+// refuses what no kind that defines the property lets a client set (a
+// property derived in every kind that has it, a value all of them refuse).
+// A property no kind defines is a device's own: anything goes. (A device
+// may carry, as its own, a property another kind derives.)
+func (r *KindRegistry) Settable(name string, value any, hasValue bool) error {
+	var refused error
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	r.eachLocked(func(e *kindEntry) bool {
+		if _, ok := e.k.Resolve(name); !ok && name != PropLocation && name != PropState && name != PropFault {
+			return true
+		}
+		err := e.k.Settable(name, value, hasValue)
+		if err == nil {
+			refused = nil
+			return false
+		}
+		refused = cmp.Or(refused, err)
+		return true
+	})
+	return refused
 }
 
 // Lookup resolves a device type to its kind. It accepts the canonical

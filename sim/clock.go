@@ -11,11 +11,13 @@ const MaxFactor = 1_000_000_000
 // DateLayout is the layout of the clock's date strings, dd/MM/yyyy-HH:mm:ss.
 const DateLayout = "02/01/2006-15:04:05"
 
-// Bounds of the clock's start date, in milliseconds since the Unix epoch: the
-// years 1 to 9999, so that every date prints in [DateLayout].
+// Bounds of simulated time, in milliseconds since the Unix epoch: the years
+// 1 to 9999 (UTC), so that every date prints in [DateLayout]. A start date
+// or current time outside them is refused, and simulated time ends at
+// endMillis: a running clock, or Advance, stops there.
 var (
 	minStartMillis = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
-	maxStartMillis = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC).UnixMilli()
+	endMillis      = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC).UnixMilli()
 )
 
 // Clock is the state of the simulation clock as clients see it.
@@ -59,20 +61,29 @@ type simClock struct {
 	paused  bool
 }
 
-// elapsedAt returns the simulated milliseconds elapsed at wall instant now.
+// elapsedAt returns the simulated milliseconds elapsed at wall instant now;
+// simulated time stops at the end of the year 9999.
 func (c *simClock) elapsedAt(now time.Time) int64 {
 	if c.paused {
 		return c.elapsed
 	}
 	real := now.Sub(c.anchor)
-	if real <= 0 {
+	rest := c.rest()
+	if real <= 0 || rest <= 0 {
 		return c.elapsed
 	}
 	ns := int64(real)
-	// factor × ns / 1e6 without overflowing for any realistic run.
+	// factor × ns / 1e6, without overflowing: past rest, the end is reached.
 	const msNs = int64(time.Millisecond)
-	return c.elapsed + (ns/msNs)*c.factor + (ns%msNs)*c.factor/msNs
+	if ns/msNs > rest/c.factor {
+		return c.elapsed + rest
+	}
+	return c.elapsed + min((ns/msNs)*c.factor+(ns%msNs)*c.factor/msNs, rest)
 }
+
+// rest returns the simulated milliseconds left before the end of simulated
+// time, from the anchor.
+func (c *simClock) rest() int64 { return endMillis - c.start - c.elapsed }
 
 // wallUntil returns the first wall instant at which the running clock reads
 // at least simulated time at. It is computed from the anchor, not from now,
@@ -98,10 +109,10 @@ func (c *simClock) fold(now time.Time) {
 }
 
 // advance moves simulated time forward by d milliseconds, whatever the wall
-// clock does.
+// clock does, up to the end of simulated time.
 func (c *simClock) advance(now time.Time, d int64) {
 	c.fold(now)
-	c.elapsed += d
+	c.elapsed += max(min(d, c.rest()), 0)
 }
 
 func (c *simClock) snapshot(now time.Time, loc *time.Location) Clock {
@@ -121,10 +132,10 @@ func (u ClockUpdate) validate() error {
 	if u.Factor != nil && (*u.Factor < 1 || *u.Factor > MaxFactor) {
 		return invalidf("factor must be an integer from 1 to %d, not %d", MaxFactor, *u.Factor)
 	}
-	if u.StartDate != nil && (*u.StartDate < minStartMillis || *u.StartDate > maxStartMillis) {
+	if u.StartDate != nil && (*u.StartDate < minStartMillis || *u.StartDate > endMillis) {
 		return invalidf("startDate %d is outside the years 1 to 9999", *u.StartDate)
 	}
-	if u.CurrentTime != nil && (*u.CurrentTime < minStartMillis || *u.CurrentTime > maxStartMillis) {
+	if u.CurrentTime != nil && (*u.CurrentTime < minStartMillis || *u.CurrentTime > endMillis) {
 		return invalidf("currentTime %d is outside the years 1 to 9999", *u.CurrentTime)
 	}
 	return nil

@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"io"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
+
+	"github.com/benbjohnson/clock"
 )
 
 // TestWallUntil checks that wallUntil returns the first wall instant at
@@ -27,3 +31,77 @@ func TestWallUntil(t *testing.T) {
 		}
 	}
 }
+
+// TestClockStopsAtTheEnd checks that simulated time ends with the year
+// 9999: elapsedAt neither passes endMillis nor overflows, whatever the
+// factor and however long the clock runs, and advance stops there too.
+func TestClockStopsAtTheEnd(t *testing.T) {
+	anchor := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name  string
+		clock simClock
+		real  time.Duration
+		want  int64
+	}{
+		{"ten seconds before, factor 1000", simClock{start: endMillis - 10_000, anchor: anchor, factor: 1000}, time.Second, endMillis},
+		{"before the end, factor 1000", simClock{start: endMillis - 10_000, anchor: anchor, factor: 1000}, 9 * time.Millisecond, endMillis - 1_000},
+		{"at the end", simClock{start: endMillis, anchor: anchor, factor: 1}, time.Hour, endMillis},
+		{"year 1, fastest factor, 290 years of real time", simClock{start: minStartMillis, anchor: anchor, factor: MaxFactor}, time.Duration(math.MaxInt64), endMillis},
+		{"elapsed kept, fastest factor", simClock{start: 0, elapsed: 1e12, anchor: anchor, factor: MaxFactor}, 100 * 24 * time.Hour, endMillis},
+		{"paused", simClock{start: endMillis - 10_000, anchor: anchor, factor: 1000, paused: true}, time.Hour, endMillis - 10_000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.clock
+			if got := c.nowMillis(anchor.Add(tt.real)); got != tt.want {
+				t.Errorf("nowMillis after %v = %d, want %d (%+d ms)", tt.real, got, tt.want, got-tt.want)
+			}
+			c.advance(anchor, math.MaxInt64/2) // paused or not
+			if got := c.nowMillis(anchor); got != endMillis {
+				t.Errorf("nowMillis after advance = %d, want the end %d", got, endMillis)
+			}
+		})
+	}
+}
+
+// TestHomeAtTheEndOfTime checks a home whose clock reaches the end of the
+// year 9999: it reads the end, a timer due after it never runs (Advance
+// stops there, and the live driver has nothing to wait for rather than
+// waking at once, again and again), and its script can still be written.
+func TestHomeAtTheEndOfTime(t *testing.T) {
+	mock := clock.NewMock()
+	h := MustNew(Config{WallClock: mock, Location: time.UTC})
+	start := endMillis - 10_000
+	if _, err := h.UpdateClock(ClockUpdate{StartDate: &start, Factor: ptrTo(1000)}); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	h.After(20*time.Second, func() { ran = true })
+	mock.Add(time.Second) // 1,000 simulated seconds: past the end
+	if got := h.Clock().CurrentTime; got != endMillis {
+		t.Errorf("CurrentTime = %d, want the end %d", got, endMillis)
+	}
+	if c := h.Clock(); c.CurrentDateStr != "31/12/9999-23:59:59" {
+		t.Errorf("CurrentDateStr = %q, want 31/12/9999-23:59:59", c.CurrentDateStr)
+	}
+	h.mu.Lock()
+	wait, ok := h.nextWaitLocked()
+	h.mu.Unlock()
+	if ok {
+		t.Errorf("nextWaitLocked() = %v, true; want nothing to wait for after the end", wait)
+	}
+	if err := h.Advance(24 * time.Hour); err != nil {
+		t.Fatalf("Advance at the end = %v", err)
+	}
+	if ran {
+		t.Error("a timer due after the end of time ran")
+	}
+	if got := h.Clock().CurrentTime; got != endMillis {
+		t.Errorf("CurrentTime after Advance = %d, want the end %d", got, endMillis)
+	}
+	if err := WriteScript(io.Discard, h, time.UTC); err != nil {
+		t.Errorf("WriteScript at the end = %v", err)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

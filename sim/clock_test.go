@@ -146,7 +146,8 @@ func TestClockFactor(t *testing.T) {
 		{"factor 60, one minute is one hour", 60, time.Minute, 3_600_000},
 		{"factor 60, half a millisecond", 60, 500 * time.Microsecond, 30},
 		{"factor 3, a third of a millisecond rounds down", 3, 333 * time.Microsecond, 0},
-		{"MaxFactor, one day", sim.MaxFactor, 24 * time.Hour, 24 * 3600 * 1000 * sim.MaxFactor},
+		{"MaxFactor, one minute", sim.MaxFactor, time.Minute, 60 * 1000 * sim.MaxFactor},
+		{"MaxFactor, one day: simulated time ends with the year 9999", sim.MaxFactor, 24 * time.Hour, ms(time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -209,7 +209,9 @@ func (h *Home) Clock() Clock {
 // UpdateClock applies a partial change to the clock and returns the clock
 // after it. Pausing or resuming the clock pauses or resumes the script that
 // plays, if any (see [Home.SetScriptState]). An out-of-range factor or start
-// date is an error of kind [ErrInvalid] and changes nothing.
+// date (outside the years 1 to 9999, UTC) is an error of kind [ErrInvalid]
+// and changes nothing. A running clock stops at the last millisecond of the
+// year 9999 and reads it from then on, whatever its factor.
 func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	if err := u.validate(); err != nil {
 		return Clock{}, err

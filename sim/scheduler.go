@@ -329,7 +329,8 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 // script actions, button releases. No real time passes and no real timer is
 // involved, so a test can run a simulated day in a fraction of a second, the
 // same way every time. Advance works whether the clock is paused or not. A
-// negative d is an error of kind [ErrInvalid].
+// negative d is an error of kind [ErrInvalid]. Simulated time ends with
+// the year 9999 (UTC): Advance stops there, as a running clock does.
 //
 // Advance holds the home for the whole span, so that it is one change:
 // other callers (a reader, a clock setting, another Advance) wait until it
@@ -342,7 +343,7 @@ func (h *Home) Advance(d time.Duration) error {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	target := h.nowLocked() + d.Milliseconds()
+	target := min(h.nowLocked()+d.Milliseconds(), endMillis)
 	h.runDueLocked(target, 0, false)
 	now := h.wall.Now()
 	if cur := h.clock.nowMillis(now); cur < target {
@@ -437,10 +438,11 @@ func (h *Home) Run(ctx context.Context) error {
 }
 
 // nextWaitLocked returns the wall-clock time until the next timer is due;
-// false when none is scheduled or the clock is paused.
+// false when none is scheduled, the clock is paused, or the next timer falls
+// after the end of simulated time, which the clock never reaches.
 func (h *Home) nextWaitLocked() (time.Duration, bool) {
 	s := h.timers.first()
-	if s == nil || h.clock.paused {
+	if s == nil || h.clock.paused || s.at > endMillis {
 		return 0, false
 	}
 	now := h.wall.Now()

@@ -11,13 +11,17 @@ const MaxFactor = 1_000_000_000
 // DateLayout is the layout of the clock's date strings, dd/MM/yyyy-HH:mm:ss.
 const DateLayout = "02/01/2006-15:04:05"
 
-// Bounds of simulated time, in milliseconds since the Unix epoch: the years
-// 1 to 9999 (UTC), so that every date prints in [DateLayout]. A start date
-// or current time outside them is refused, and simulated time ends at
-// endMillis: a running clock, or Advance, stops there.
-var (
-	minStartMillis = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
-	endMillis      = time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC).UnixMilli()
+// EndMillis is the last instant of simulated time, in milliseconds since the
+// Unix epoch: the last millisecond of the year 9999 (UTC). A running clock,
+// [Home.Advance] and [Home.RunUntil] stop there, so that every date prints
+// in [DateLayout].
+const EndMillis = 253402300799999
+
+// Bounds of simulated time: the years 1 to 9999 (UTC). A start date or
+// current time outside them is refused.
+const (
+	minStartMillis = -62135596800000 // 0001-01-01T00:00:00Z
+	endMillis      = EndMillis
 )
 
 // Clock is the state of the simulation clock as clients see it.

@@ -71,7 +71,7 @@ func TestClockStopsAtTheEnd(t *testing.T) {
 func TestHomeAtTheEndOfTime(t *testing.T) {
 	mock := clock.NewMock()
 	h := MustNew(Config{WallClock: mock, Location: time.UTC})
-	start := endMillis - 10_000
+	start := int64(endMillis - 10_000)
 	if _, err := h.UpdateClock(ClockUpdate{StartDate: &start, Factor: ptrTo(1000)}); err != nil {
 		t.Fatal(err)
 	}
@@ -105,3 +105,12 @@ func TestHomeAtTheEndOfTime(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+func TestTimeBounds(t *testing.T) {
+	if want := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli(); minStartMillis != want {
+		t.Errorf("minStartMillis = %d, want %d", minStartMillis, want)
+	}
+	if want := time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC).UnixMilli(); EndMillis != want {
+		t.Errorf("EndMillis = %d, want %d", EndMillis, want)
+	}
+}

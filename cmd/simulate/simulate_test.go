@@ -368,3 +368,23 @@ func TestSimulateCSVTimesWithOffset(t *testing.T) {
 		t.Errorf("CSV times (-want +got):\n%s", d)
 	}
 }
+
+// TestSimulateEndOfTime: a run that would pass the end of the year 9999
+// plays to it and says so, with one sample per step, never the same
+// instant twice.
+func TestSimulateEndOfTime(t *testing.T) {
+	files, stderr, err := simulate(t, "-start", "9999-12-31T23:00:00", "-for", "3h", "-every", "30m", "-csv", "x.csv", "testdata/morning.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	if !strings.Contains(stderr, "simulated time ends with the year 9999") {
+		t.Errorf("stderr = %q, want it to say that simulated time ends", stderr)
+	}
+	var times []string
+	for _, line := range strings.Split(strings.TrimSpace(string(files["x.csv"])), "\n")[1:] {
+		times = append(times, strings.SplitN(line, ",", 2)[0])
+	}
+	if want := []string{"9999-12-31T23:00:00", "9999-12-31T23:30:00", "9999-12-31T23:59:59"}; !cmp.Equal(times, want) {
+		t.Errorf("samples at %v, want %v", times, want)
+	}
+}

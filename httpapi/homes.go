@@ -57,12 +57,15 @@ type Homes struct {
 	factory HomeFactory
 	max     int
 
-	mu     sync.RWMutex
-	homes  map[string]*homeEntry
-	closed bool
+	mu       sync.RWMutex
+	homes    map[string]*homeEntry
+	closed   bool
+	building sync.WaitGroup // creations under way, which Close waits for
+	done     chan struct{}  // closed once Close has stopped every home
 }
 
-// homeEntry is one home of a Homes.
+// homeEntry is one home of a Homes. Its parts and handler are set once,
+// under Homes.mu: read them after seeing handler non-nil under that lock.
 type homeEntry struct {
 	name    string
 	parts   HomeParts
@@ -75,7 +78,7 @@ func NewHomes(factory HomeFactory, max int) *Homes {
 	if max <= 0 {
 		max = DefaultMaxHomes
 	}
-	return &Homes{factory: factory, max: max, homes: map[string]*homeEntry{}}
+	return &Homes{factory: factory, max: max, homes: map[string]*homeEntry{}, done: make(chan struct{})}
 }
 
 // ValidHomeName reports whether name can name a home: 1 to 64 ASCII
@@ -135,7 +138,9 @@ func (hs *Homes) create(cfg Config, name string, spec HomeSpec) (HomeInfo, error
 	}
 	e := &homeEntry{name: name}
 	hs.homes[name] = e
+	hs.building.Add(1) // before Close, which sets closed under this lock, waits
 	hs.mu.Unlock()
+	defer hs.building.Done()
 
 	parts, err := hs.factory(name, spec)
 	if err == nil && (parts.Home == nil || parts.Engine == nil) {
@@ -188,8 +193,9 @@ func (e *homeEntry) stop() {
 func (hs *Homes) lookup(name string) (*homeEntry, error) {
 	hs.mu.RLock()
 	e := hs.homes[name]
+	ready := e != nil && e.handler != nil // read under the lock create writes it under
 	hs.mu.RUnlock()
-	if e == nil || e.handler == nil {
+	if !ready {
 		return nil, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
 	}
 	return e, nil
@@ -247,9 +253,15 @@ func (hs *Homes) Len() int {
 }
 
 // Close deletes every home and stops everything they run; later creations
-// are 409. Close is safe to call more than once.
+// are 409. Close is safe to call more than once, and concurrently: every
+// call returns once the homes are stopped.
 func (hs *Homes) Close() {
 	hs.mu.Lock()
+	if hs.closed {
+		hs.mu.Unlock()
+		<-hs.done
+		return
+	}
 	hs.closed = true
 	var entries []*homeEntry
 	for name, e := range hs.homes {
@@ -264,6 +276,8 @@ func (hs *Homes) Close() {
 		wg.Go(e.stop)
 	}
 	wg.Wait()
+	hs.building.Wait() // a home built meanwhile is stopped by its creator
+	close(hs.done)
 }
 
 // trimRoot returns root without slashes, or def when it is empty.

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -384,4 +385,88 @@ func TestHomesShareTheServersBounds(t *testing.T) {
 	if want := []int{200, 200, 200, 503}; !cmp.Equal(got, want) {
 		t.Errorf("uploads in three homes under a quota of three scripts = %v, want %v", got, want)
 	}
+}
+
+// TestHomeServedWhileBeingCreated sends requests to a home while it is
+// being created: each is 404 (not there yet) or 200, and, under -race, the
+// handler and parts the creation sets are not read without its lock.
+func TestHomeServedWhileBeingCreated(t *testing.T) {
+	f := newHomesFixture(t, 0)
+	for i := range 40 {
+		name := fmt.Sprintf("h%d", i)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			<-start
+			if rec := serve(f.handler, "POST", "/homes/"+name); rec.Code != http.StatusOK {
+				t.Errorf("POST /homes/%s = %d %s", name, rec.Code, rec.Body)
+			}
+		})
+		for range 2 {
+			wg.Go(func() {
+				<-start
+				for range 300 {
+					rec := serve(f.handler, "GET", "/homes/"+name+"/platform/zones/zones")
+					if rec.Code == http.StatusOK {
+						return
+					}
+					if rec.Code != http.StatusNotFound {
+						t.Errorf("GET during creation = %d %s, want 404 or 200", rec.Code, rec.Body)
+						return
+					}
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+	}
+}
+
+// TestHomesCloseWaits: every call of Close, the second one too (the server
+// calls it on shutdown and again on return), returns only once the homes
+// are stopped, and so does a Close while a home is being created.
+func TestHomesCloseWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		stopping := make(chan struct{})
+		building := make(chan struct{})
+		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+			if name == "slow" {
+				close(building)
+				<-release
+			}
+			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{}),
+				Stop: func() {
+					if name == "a" {
+						close(stopping)
+						<-release
+					}
+				}}, nil
+		}, 0)
+		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
+		if rec := serve(h, "POST", "/homes/a"); rec.Code != http.StatusOK {
+			t.Fatalf("POST /homes/a = %d %s", rec.Code, rec.Body)
+		}
+		created := make(chan int)
+		go func() { created <- serve(h, "POST", "/homes/slow").Code }()
+		<-building
+		first, second := make(chan struct{}), make(chan struct{})
+		go func() { homes.Close(); close(first) }()
+		<-stopping // the first Close is stopping home a
+		go func() { homes.Close(); close(second) }()
+		synctest.Wait()
+		select {
+		case <-first:
+			t.Error("the first Close returned while home a was being stopped")
+		case <-second:
+			t.Error("the second Close returned while home a was being stopped")
+		default:
+		}
+		close(release)
+		<-first
+		<-second
+		if code := <-created; code != http.StatusConflict {
+			t.Errorf("a home created while the server closes = %d, want 409", code)
+		}
+	})
 }

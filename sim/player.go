@@ -53,6 +53,7 @@ type playerScript struct {
 	errors int
 	last   string
 	gen    int      // bumped whenever the scheduled timers stop counting
+	run    int      // bumped when a run starts or the script is replaced
 	origin int64    // simulated time the run started, moved by pauses
 	paused int64    // when it was paused
 	timers []*timer // the scheduled timers of actions next..
@@ -127,6 +128,7 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	}
 	p := &playerScript{id: id, source: bytes.Clone(source), script: s, state: ScriptStopped}
 	if exists {
+		p.run = old.run + 1 // an action of the old text still applying does not count
 		*old = *p
 		h.publishScriptLocked(EventScriptUpdated, old)
 		return old.info(h.loc), nil
@@ -259,6 +261,7 @@ func (h *Home) startScriptLocked(p *playerScript) {
 	}
 	h.setClockLocked(u)
 	p.state, p.done, p.next, p.errors, p.last = ScriptStarted, 0, 0, 0, ""
+	p.run++
 	p.origin = h.nowLocked()
 	h.publishScriptLocked(EventScriptStarted, p)
 	if len(s.Actions) == 0 {
@@ -295,6 +298,9 @@ func (h *Home) cancelActionsLocked(p *playerScript) {
 // runAction applies action i of a run of generation gen. It claims the
 // action under the lock first, so that a pause or stop racing with it
 // neither loses it nor runs it twice, then applies it without the lock.
+// Meanwhile the script may be stopped and started again, or replaced (by
+// an observer of the action's changes, or another goroutine): the action
+// then counts in none of the new run's figures.
 func (h *Home) runAction(p *playerScript, gen, i int) {
 	h.lockChange()
 	if gen != p.gen || i != p.next {
@@ -302,12 +308,16 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 		return
 	}
 	p.next++
+	a, run := p.script.Actions[i], p.run // a replacement overwrites *p
 	h.mu.Unlock()
 
-	err := p.script.Actions[i].Apply(h)
+	err := a.Apply(h)
 
 	h.lockChange()
 	defer h.mu.Unlock()
+	if run != p.run {
+		return
+	}
 	p.done++
 	if err != nil {
 		p.errors++

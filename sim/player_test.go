@@ -313,3 +313,78 @@ func TestScriptDeterminism(t *testing.T) {
 		t.Errorf("event log differs from %s (-want +got):\n%s", golden, diff)
 	}
 }
+
+// TestScriptChangedDuringAnAction changes the script while one of its
+// actions applies (an observer of the action's change does it on the
+// driving goroutine; a REST call can on another): the action is not
+// counted in what follows, which plays and counts as it would alone.
+func TestScriptChangedDuringAnAction(t *testing.T) {
+	const steps = `<behavior>
+	<delay value="1" unit="s"/>
+	<modify-zone-variable zoneId="z" variable="Step" value="1" type="Double"/>
+	<delay value="1" unit="s"/>
+	<modify-zone-variable zoneId="z" variable="Step" value="2" type="Double"/>
+	<delay value="1" unit="s"/>
+	<modify-zone-variable zoneId="z" variable="Step" value="3" type="Double"/>
+</behavior>`
+	const one = `<behavior><modify-zone-variable zoneId="z" variable="Other" value="1" type="Double"/></behavior>`
+	tests := []struct {
+		name   string
+		change func(t *testing.T, h *sim.Home)
+		want   sim.ScriptInfo // the fields compared: State, CompletePercent, Errors
+		vars   map[string]any // the zone's variables Step and Other at the end
+	}{
+		{"stopped and started again", func(t *testing.T, h *sim.Home) {
+			mustSetScript(t, h, "s.bhv", sim.ScriptStopped)
+			mustSetScript(t, h, "s.bhv", sim.ScriptStarted)
+		}, sim.ScriptInfo{State: sim.ScriptStopped, CompletePercent: 100}, map[string]any{"Step": 3.0}},
+		{"stopped and replaced", func(t *testing.T, h *sim.Home) {
+			mustSetScript(t, h, "s.bhv", sim.ScriptStopped)
+			mustAddScript(t, h, "s.bhv", one)
+		}, sim.ScriptInfo{State: sim.ScriptStopped, CompletePercent: 0}, map[string]any{"Step": 1.0}},
+		{"replaced and started", func(t *testing.T, h *sim.Home) {
+			mustSetScript(t, h, "s.bhv", sim.ScriptStopped)
+			mustAddScript(t, h, "s.bhv", one)
+			mustSetScript(t, h, "s.bhv", sim.ScriptStarted)
+		}, sim.ScriptInfo{State: sim.ScriptStopped, CompletePercent: 100}, map[string]any{"Step": 1.0, "Other": 1.0}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := newHome(t)
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "z", RightX: 10, BottomY: 10}); err != nil {
+				t.Fatal(err)
+			}
+			mustAddScript(t, h, "s.bhv", steps)
+			changed := false
+			stop := h.Observe(func(e sim.Event) {
+				if !changed && e.Type == sim.EventZoneVariableAdded && e.Property == "Step" {
+					changed = true // during the first action
+					tt.change(t, h)
+				}
+			})
+			defer stop()
+			mustSetScript(t, h, "s.bhv", sim.ScriptStarted)
+			if err := h.Advance(10 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			info, err := h.Script("s.bhv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := sim.ScriptInfo{State: info.State, CompletePercent: info.CompletePercent, Errors: info.Errors}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("script after the change (-want +got):\n%s", diff)
+			}
+			z, _ := h.Zone("z")
+			got2 := map[string]any{}
+			for _, v := range []string{"Step", "Other"} {
+				if x, ok := z.Variables[v]; ok {
+					got2[v] = x
+				}
+			}
+			if diff := cmp.Diff(tt.vars, got2); diff != "" {
+				t.Errorf("zone variables (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -96,8 +96,10 @@ type Binding struct {
 // DefaultPort is Cilia's port name when a component has one port on a side.
 const DefaultPort = "unique"
 
-// maxDepth bounds the nesting of elements.
-const maxDepth = 64
+// maxDepth bounds the nesting of elements: room for property values nested
+// as deep as the engine takes them (64 levels, the component's properties
+// included), inside the few elements of the document around them.
+const maxDepth = 80
 
 // Parse reads a DSCilia document. Errors are of kind Invalid (400 over
 // REST) and name the line.
@@ -749,10 +751,11 @@ func allStrings(m map[string]any) bool {
 }
 
 // xmlKeys reports whether XML can hold every key of m and of the maps in
-// it, so that it can be written as nested properties or items.
+// it, and none is empty, so that it can be written as nested properties or
+// items.
 func xmlKeys(m map[string]any) bool {
 	for k, v := range m {
-		if !xmlcharset.Text(k) {
+		if k == "" || !xmlcharset.Text(k) { // a nameless <property> does not read back
 			return false
 		}
 		if sub, ok := v.(map[string]any); ok && !xmlKeys(sub) {

@@ -617,3 +617,71 @@ func TestParseLatin1(t *testing.T) {
 		t.Errorf("property lieu = %q, want séjour", got)
 	}
 }
+
+// TestWhatTheEngineTakesLoadsBack: properties the engine accepts, at the
+// deepest nesting it takes and with keys a chain file gives no room for as
+// an element (an empty one), export to a document that loads back the same;
+// a property without a name is refused by the engine where it comes in.
+func TestWhatTheEngineTakesLoadsBack(t *testing.T) {
+	deep := func(levels int) map[string]any { // levels maps, the properties included
+		m := map[string]any{"leaf": 1.0}
+		for range levels - 1 {
+			m = map[string]any{"a": m}
+		}
+		return m
+	}
+	tests := []struct {
+		name  string
+		props map[string]any
+	}{
+		{"deepest nesting", deep(64)},
+		{"deepest nesting of strings", map[string]any{"a": deep(63)["a"], "s": map[string]any{"x": "y"}}},
+		{"an empty key inside", map[string]any{"a": map[string]any{"": 1.0, "b": 2.0}}},
+		{"an empty key among strings", map[string]any{"a": map[string]any{"": "v"}}},
+		{"an empty key deep inside", map[string]any{"a": map[string]any{"b": map[string]any{"": true}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e1 := mediation.NewEngine(mediation.Config{})
+			defer e1.Close()
+			ch, err := e1.CreateChain("c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ch.AddMediator("enricher", "m", tt.props); err != nil {
+				t.Fatalf("AddMediator = %v", err)
+			}
+			x1, err := dscilia.Export(ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := dscilia.Write(&buf, &dscilia.Document{Chains: []dscilia.Chain{x1}}); err != nil {
+				t.Fatal(err)
+			}
+			back, err := dscilia.Parse(buf.Bytes())
+			if err != nil {
+				t.Fatalf("Parse(written) = %v\n%s", err, buf.String())
+			}
+			e2 := mediation.NewEngine(mediation.Config{})
+			defer e2.Close()
+			if _, err := dscilia.Load(e2, back, dscilia.LoadOptions{}); err != nil {
+				t.Fatalf("Load(written) = %v", err)
+			}
+			c2, _ := e2.Chain("c")
+			x2, _ := dscilia.Export(c2)
+			if d := cmp.Diff(x1, x2); d != "" {
+				t.Errorf("loaded back (-first engine +second):\n%s", d)
+			}
+		})
+	}
+
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch, _ := e.CreateChain("c")
+	for _, props := range []map[string]any{{"": 1.0}, {"": "v", "b": "w"}} {
+		if _, err := ch.AddMediator("enricher", "m", props); !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("AddMediator(%v) = %v, want ErrInvalid", props, err)
+		}
+	}
+}

@@ -116,12 +116,16 @@ func propMarshal(v any) (string, error) {
 // ParseProperties lets text nest (the map itself counting as 1), as they
 // may when given as Go values or decoded from JSON: the components'
 // properties are copied, printed and exported, so their depth is bounded
-// (a cyclic map is too deep as well). It also fails on a property name
-// holding a character that a chain file (XML) cannot carry: a control
+// (a cyclic map is too deep as well). It also fails on an empty property
+// name, which a chain file cannot name, and on a property name holding a
+// character that a chain file (XML) cannot carry: a control
 // character other than tab, line feed and carriage return, U+FFFE, U+FFFF
 // or invalid UTF-8; values may hold any (DSCilia writes them as JSON).
 func checkProps(props map[string]any) error {
 	for k := range props {
+		if k == "" {
+			return errorf(ErrInvalid, "a property needs a name")
+		}
 		if !xmlcharset.Text(k) {
 			return errorf(ErrInvalid, "property name %q holds a control character (or U+FFFE, U+FFFF, invalid UTF-8), which a chain file cannot carry", k)
 		}

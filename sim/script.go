@@ -215,26 +215,34 @@ func (a Action) Apply(h *Home) error {
 // names the line at fault, except a read error of r, which is returned
 // wrapped as it is.
 func ParseScript(r io.Reader, loc *time.Location) (*Script, error) {
-	return parseScript(r, loc, builtins)
+	return parseScript(r, loc, builtins, MaxScriptSize)
 }
 
 // ParseScript reads a .bhv script as the package-level [ParseScript] does,
 // in the home's time zone, and knows the kinds registered in the home.
 func (h *Home) ParseScript(r io.Reader) (*Script, error) {
-	return parseScript(r, h.loc, h.kinds)
+	return parseScript(r, h.loc, h.kinds, MaxScriptSize)
 }
 
-func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry) (*Script, error) {
+// ParseLargeScript reads a script as [Home.ParseScript] does, of any size:
+// for a script a home wrote of itself ([WriteScript]), which grows with its
+// zones, devices and persons, or a file the user names, not for text a
+// client sends.
+func (h *Home) ParseLargeScript(r io.Reader) (*Script, error) {
+	return parseScript(r, h.loc, h.kinds, math.MaxInt64-1)
+}
+
+func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry, max int64) (*Script, error) {
 	if loc == nil {
 		loc = time.Local
 	}
-	data, err := io.ReadAll(io.LimitReader(r, MaxScriptSize+1))
+	data, err := io.ReadAll(io.LimitReader(r, max+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading script: %w", err)
 	}
-	if len(data) > MaxScriptSize {
-		line := bytes.Count(data[:MaxScriptSize], []byte("\n")) + 1
-		return nil, invalidf("line %d: script is larger than %d bytes", line, MaxScriptSize)
+	if int64(len(data)) > max {
+		line := bytes.Count(data[:max], []byte("\n")) + 1
+		return nil, invalidf("line %d: script is larger than %d bytes", line, max)
 	}
 	if data, err = xmlcharset.ToUTF8(data); err != nil {
 		return nil, invalidf("line 1: %v", err)

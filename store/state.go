@@ -317,7 +317,7 @@ func (s *State) loadSnapshot(g int) error {
 	if err != nil {
 		return err
 	}
-	script, err := home.ParseScript(bytes.NewReader(src))
+	script, err := home.ParseLargeScript(bytes.NewReader(src)) // it grows with the home
 	if err != nil {
 		return fmt.Errorf("%s: %v", name("home.bhv"), err)
 	}

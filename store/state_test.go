@@ -944,3 +944,40 @@ func TestStateKeepsWhatOwnKindsDerived(t *testing.T) {
 		t.Errorf("restored ticks = %v (%v), want 5", d.Properties["ticks"], err)
 	}
 }
+
+// TestStateOfALargeHome: a home's snapshot grows with it, past the bound on
+// the scripts clients send (sim.MaxScriptSize), and still loads.
+func TestStateOfALargeHome(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	note := strings.Repeat("x", 60_000)
+	for i := range 20 {
+		body := fmt.Sprintf(`{"deviceId":"d%d","type":"iCasa.Tablet","properties":{"note":%q}}`, i, note)
+		if rec := s.do(t, "POST", "/platform/devices/device", "application/json", body); rec.Code != 200 {
+			t.Fatalf("POST device %d = %d %s", i, rec.Code, rec.Body)
+		}
+	}
+	want := ignoreDerived(view(t, s))
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	matches, _ := filepath.Glob(filepath.Join(dir, "snapshot-*", "home.bhv"))
+	if len(matches) != 1 {
+		t.Fatalf("snapshots %v, want one", matches)
+	}
+	fi, err := os.Stat(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() <= sim.MaxScriptSize {
+		t.Fatalf("home.bhv has %d bytes; want more than %d", fi.Size(), sim.MaxScriptSize)
+	}
+	s2, restored := open(t, dir)
+	defer s2.st.Close()
+	if !restored {
+		t.Fatal("nothing restored")
+	}
+	if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
+		t.Errorf("restored (-before +after):\n%s", d)
+	}
+}

@@ -204,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
-		s, err := home.ParseScript(bytes.NewReader(src))
+		s, err := home.ParseLargeScript(bytes.NewReader(src)) // the user's own files
 		if err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}

@@ -77,6 +77,8 @@ type State struct {
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
 	closed      chan struct{}
+	closeOnce   sync.Once
+	closeErr    error // what Close returns
 	done        chan struct{}
 }
 
@@ -893,13 +895,15 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// Close writes a last snapshot and closes the journal.
+// Close writes a last snapshot and closes the journal. It is safe to call
+// more than once, and concurrently: every call returns once that is done,
+// with its error.
 func (s *State) Close() error {
-	select {
-	case <-s.closed:
-		return nil
-	default:
-	}
+	s.closeOnce.Do(func() { s.closeErr = s.close() })
+	return s.closeErr
+}
+
+func (s *State) close() error {
 	close(s.closed)
 	<-s.done
 	err := s.Snapshot()

@@ -981,3 +981,23 @@ func TestStateOfALargeHome(t *testing.T) {
 		t.Errorf("restored (-before +after):\n%s", d)
 	}
 }
+
+// TestStateClosedTwiceAtOnce: two Close calls at once (a server's shutdown
+// and its deferred call) both return, after the last snapshot.
+func TestStateClosedTwiceAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	apply(t, s)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range errs {
+		wg.Go(func() { errs[i] = s.st.Close() })
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Errorf("Close, Close = %v, %v", errs[0], errs[1])
+	}
+	if err := s.st.Close(); err != nil {
+		t.Errorf("a third Close = %v", err)
+	}
+}

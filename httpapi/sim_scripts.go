@@ -54,17 +54,22 @@ type stamp struct {
 // parsed, one that is gone is removed from the player (unless it plays).
 // Unchanged files cost a stat each, so listing the scripts stays cheap. A
 // file that does not parse is logged and left out.
+//
+// The directory is listed with scriptsMu held, as uploads write it: a
+// listing taken before an upload and used after it would not have the
+// uploaded file, and would remove the acknowledged script from the player
+// until the next listing.
 func (s *server) syncScripts() {
 	if s.scripts == nil {
 		return
 	}
+	s.scriptsMu.Lock()
+	defer s.scriptsMu.Unlock()
 	files, err := s.scripts.List()
 	if err != nil {
 		s.log.Warn("scripts not listed", "err", err)
 		return
 	}
-	s.scriptsMu.Lock()
-	defer s.scriptsMu.Unlock()
 	seen := make(map[string]bool, len(files))
 	for _, f := range files {
 		id := f.Name

@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -91,7 +92,7 @@ func TestEventStream(t *testing.T) {
 		if !ok {
 			t.Fatalf("stream ended after %v", got)
 		}
-		if e.data["eventType"] != e.event || e.data["id"] != e.id {
+		if e.data["eventType"] != e.event || seqOf(e.id) != e.data["id"] {
 			t.Errorf("envelope %v does not match event %q id %q", e.data, e.event, e.id)
 		}
 		if _, ok := e.data["time"].(float64); !ok {
@@ -381,10 +382,16 @@ func TestEventStreamCap(t *testing.T) {
 // empty), lets fn make changes while it is open, and returns what it got.
 func streamOnce(t *testing.T, h http.Handler, lastID string, fn func()) string {
 	t.Helper()
+	return streamAt(t, h, "/platform/events", lastID, fn)
+}
+
+// streamAt is streamOnce for the event stream at path.
+func streamAt(t *testing.T, h http.Handler, path, lastID string, fn func()) string {
+	t.Helper()
 	w := newBlockingWriter()
 	close(w.release)
 	ctx, cancel := context.WithCancel(context.Background())
-	r := newRequest("GET", "/platform/events", nil).WithContext(ctx)
+	r := newRequest("GET", path, nil).WithContext(ctx)
 	if lastID != "" {
 		r.Header.Set("Last-Event-ID", lastID)
 	}
@@ -411,6 +418,41 @@ func ids(stream string) []string {
 	return out
 }
 
+// seqOf returns the sequence number an event id ends with (run-seq).
+func seqOf(id string) string {
+	return id[strings.LastIndexByte(id, '-')+1:]
+}
+
+// eventsOf returns the event names of a stream, in order, each with the
+// sequence number of its id: "reset 4", "zone-variable-updated 5".
+func eventsOf(stream string) []string {
+	var out []string
+	id := ""
+	for _, l := range strings.Split(stream, "\n") {
+		if v, ok := strings.CutPrefix(l, "id: "); ok {
+			id = seqOf(v)
+		}
+		if v, ok := strings.CutPrefix(l, "event: "); ok {
+			out = append(out, v+" "+id)
+		}
+	}
+	return out
+}
+
+// increasing reports whether the sequence numbers of a stream's ids
+// increase.
+func increasing(stream string) bool {
+	var seqs []uint64
+	for _, id := range ids(stream) {
+		n, err := strconv.ParseUint(seqOf(id), 10, 64)
+		if err != nil || len(seqs) > 0 && n <= seqs[len(seqs)-1] {
+			return false
+		}
+		seqs = append(seqs, n)
+	}
+	return true
+}
+
 // TestEventStreamResume: a client that reconnects with Last-Event-ID gets
 // what it missed, then the live events; one whose id is too old, or of
 // another run, gets a reset event instead.
@@ -431,26 +473,32 @@ func TestEventStreamResume(t *testing.T) {
 		if len(first) != 2 {
 			t.Fatalf("first stream ids = %v, want 2", first)
 		}
+		run, _, _ := strings.Cut(first[0], "-") // the stream's run: random
+		if len(run) != 16 || first[0] != run+"-2" {
+			t.Fatalf("first stream ids = %v, want the run (16 hex digits), a dash and the sequence number", first)
+		}
 		set(3) // while nobody listens
 		set(4)
 		got := streamOnce(t, h, first[1], func() { set(5) })
-		if diff := cmp.Diff([]string{"4", "5", "6"}, ids(got)); diff != "" || strings.Contains(got, "event: reset") {
+		if diff := cmp.Diff([]string{run + "-4", run + "-5", run + "-6"}, ids(got)); diff != "" || strings.Contains(got, "event: reset") {
 			t.Errorf("resumed stream ids (-want +got):\n%s\n%s", diff, got)
 		}
 		// Nothing missed: only what comes next.
-		got = streamOnce(t, h, "6", func() { set(6) })
+		got = streamOnce(t, h, run+"-6", func() { set(6) })
 		if strings.Contains(got, "event: reset") {
 			t.Errorf("a client that missed nothing got a reset: %q", got)
 		}
-		if diff := cmp.Diff([]string{"7"}, ids(got)); diff != "" {
+		if diff := cmp.Diff([]string{run + "-7"}, ids(got)); diff != "" {
 			t.Errorf("stream resumed at the last event (-want +got):\n%s", diff)
 		}
-		for _, old := range []string{"0", "999", "not-a-number"} {
+		// Not an id of this run: a number alone (the ids of old), one the
+		// run has not reached, another run's, none of ours.
+		for _, old := range []string{"0", "6", run + "-999", "0123456789abcdef-6", "not-a-number"} {
 			seq, now := home.EventSeq(), home.Now().UnixMilli()
 			got = streamOnce(t, h, old, func() { set(7) })
 			// The reset has the envelope of an event: the last change
 			// and the simulated time when it was sent.
-			want := `id: ` + strconv.FormatUint(seq, 10) + "\n" + `event: reset` + "\n" + `data: {"eventType":"reset","id":"` + strconv.FormatUint(seq, 10) + `","time":` +
+			want := `id: ` + run + "-" + strconv.FormatUint(seq, 10) + "\n" + `event: reset` + "\n" + `data: {"eventType":"reset","id":"` + strconv.FormatUint(seq, 10) + `","time":` +
 				strconv.FormatInt(now, 10) + `,"reason":"the events since Last-Event-ID are no longer kept: read the state again"}` + "\n\n"
 			if !strings.Contains(got, want) {
 				t.Errorf("Last-Event-ID %s: no reset event %q in %q", old, want, got)
@@ -465,4 +513,186 @@ func TestEventStreamResume(t *testing.T) {
 			t.Errorf("resuming after the history was dropped: no reset in %q", got)
 		}
 	})
+}
+
+// TestEventStreamResetInOrder: a reset comes before the events that follow
+// it on the stream and has a lower id, so that a client that drops right
+// after it resumes from the reset and misses none of them; here the events
+// come while the reset is on its way (the client's first write waits).
+func TestEventStreamResetInOrder(t *testing.T) {
+	for _, lastID := range []string{"abc", "99999999", "0"} {
+		t.Run(lastID, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+				h := httpapi.NewHandler(httpapi.Config{Home: home})
+				defer h.Close()
+				if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
+					t.Fatal(err)
+				}
+				// Numbered: a stream has been watching the home.
+				streamOnce(t, h, "", func() { setN(t, home, 1) })
+				seq := home.EventSeq()
+				w := newBlockingWriter()
+				ctx, cancel := context.WithCancel(context.Background())
+				r := newRequest("GET", "/platform/events", nil).WithContext(ctx)
+				r.Header.Set("Last-Event-ID", lastID)
+				done := make(chan struct{})
+				go func() { h.ServeHTTP(w, r); close(done) }()
+				<-w.wrote // joined, and writing "retry"
+				for v := range 3 {
+					setN(t, home, float64(v+2))
+				}
+				synctest.Wait() // the hub handed the three on
+				close(w.release)
+				synctest.Wait()
+				cancel()
+				<-done
+				got := w.body.String()
+				want := []string{fmt.Sprint("reset ", seq)}
+				for i := range 3 {
+					want = append(want, fmt.Sprint("zone-variable-updated ", seq+uint64(i)+1))
+				}
+				if diff := cmp.Diff(want, eventsOf(got)); diff != "" || !increasing(got) {
+					t.Errorf("Last-Event-ID %s: events (-want +got):\n%s\n%s", lastID, diff, got)
+				}
+				// A client that dropped right after the reset resumes
+				// from it: it gets the three, no other reset.
+				again := streamOnce(t, h, ids(got)[0], func() {})
+				if diff := cmp.Diff(want[1:], eventsOf(again)); diff != "" {
+					t.Errorf("resumed from the reset: events (-want +got):\n%s\n%s", diff, again)
+				}
+			})
+		})
+	}
+}
+
+// setN sets the variable n of the zone room.
+func setN(t *testing.T, home *sim.Home, v float64) {
+	t.Helper()
+	if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"n": &v}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// eventRun is a home and the handler that serves its event stream at path;
+// lab, when set, returns the home /homes/lab is now.
+type eventRun struct {
+	h    http.Handler
+	path string
+	home *sim.Home
+	lab  func() *sim.Home
+}
+
+// newRoom returns a new home with the zone room, as a server restarted
+// from a -state directory rebuilds it: numbering its events from 1 again.
+func newRoom(t *testing.T) *sim.Home {
+	t.Helper()
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+// TestEventStreamIDOfAnotherRun: a client whose Last-Event-ID an earlier
+// run of the server gave (event numbers start again with every run), or an
+// earlier home of the same name, or an earlier subscription of the stream
+// (changes made while nobody watched have no number), gets a reset, even
+// once this run's numbers passed its id: never the events after it, which
+// would silently miss what came between.
+func TestEventStreamIDOfAnotherRun(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// first starts the first run; next, called once a client has
+		// its last id, the one that follows it.
+		first func(t *testing.T) eventRun
+		next  func(t *testing.T, first eventRun) eventRun
+	}{{
+		name: "the server restarted",
+		first: func(t *testing.T) eventRun {
+			home := newRoom(t)
+			h := httpapi.NewHandler(httpapi.Config{Home: home})
+			t.Cleanup(h.Close)
+			return eventRun{h: h, path: "/platform/events", home: home}
+		},
+		next: func(t *testing.T, first eventRun) eventRun {
+			first.h.(*httpapi.Handler).Close()
+			home := newRoom(t)
+			h := httpapi.NewHandler(httpapi.Config{Home: home})
+			t.Cleanup(h.Close)
+			return eventRun{h: h, path: "/platform/events", home: home}
+		},
+	}, {
+		name: "the home deleted and created again",
+		first: func(t *testing.T) eventRun {
+			var mu sync.Mutex
+			var last *sim.Home
+			homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+				home := newRoom(t)
+				mu.Lock()
+				last = home
+				mu.Unlock()
+				return httpapi.HomeParts{Home: home, Engine: mediation.NewEngine(mediation.Config{})}, nil
+			}, 0)
+			t.Cleanup(homes.Close)
+			h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
+			t.Cleanup(h.Close)
+			if rec := serve(h, "POST", "/homes/lab"); rec.Code != http.StatusOK {
+				t.Fatalf("POST /homes/lab = %d %s", rec.Code, rec.Body)
+			}
+			lab := func() *sim.Home {
+				mu.Lock()
+				defer mu.Unlock()
+				return last
+			}
+			return eventRun{h: h, path: "/homes/lab/platform/events", home: lab(), lab: lab}
+		},
+		next: func(t *testing.T, first eventRun) eventRun {
+			for _, method := range []string{"DELETE", "POST"} {
+				if rec := serve(first.h, method, "/homes/lab"); rec.Code != http.StatusOK {
+					t.Fatalf("%s /homes/lab = %d %s", method, rec.Code, rec.Body)
+				}
+			}
+			if first.lab() == first.home {
+				t.Fatal("the home created again is the first one")
+			}
+			return eventRun{h: first.h, path: first.path, home: first.lab()}
+		},
+	}, {
+		name: "the stream's subscription ended",
+		first: func(t *testing.T) eventRun {
+			home := newRoom(t)
+			h := httpapi.NewHandler(httpapi.Config{Home: home})
+			t.Cleanup(h.Close)
+			return eventRun{h: h, path: "/platform/events", home: home}
+		},
+		next: func(t *testing.T, first eventRun) eventRun {
+			time.Sleep(2 * time.Minute) // the hub stops, nobody watches
+			setN(t, first.home, -1)     // a change with no number
+			return first
+		},
+	}} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				a := tc.first(t)
+				got := streamAt(t, a.h, a.path, "", func() { setN(t, a.home, 1); setN(t, a.home, 2) })
+				old := ids(got)
+				if len(old) != 2 {
+					t.Fatalf("first run: ids %v in %q, want 2", old, got)
+				}
+				b := tc.next(t, a)
+				// This run's numbers pass the old id while a client
+				// watches: the stream keeps them.
+				streamAt(t, b.h, b.path, "", func() {
+					for v := range 5 {
+						setN(t, b.home, float64(10+v))
+					}
+				})
+				got = streamAt(t, b.h, b.path, old[1], func() { setN(t, b.home, 20) })
+				if e := eventsOf(got); len(e) == 0 || !strings.HasPrefix(e[0], "reset ") || !increasing(got) {
+					t.Errorf("Last-Event-ID %s of the first run: events %v, want a reset first, and increasing ids\n%s", old[1], e, got)
+				}
+			})
+		})
+	}
 }

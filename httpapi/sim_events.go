@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"encoding/json"
-	"math"
+	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -80,17 +82,23 @@ func EventJSON(e sim.Event) []byte {
 	return data
 }
 
-// frame encodes e as one Server-Sent Event.
-func frame(e sim.Event) []byte {
+// frame encodes e as one Server-Sent Event of the stream run (see
+// eventHub.run): its SSE id is run-seq.
+func frame(run string, e sim.Event) []byte {
 	data := EventJSON(e)
-	b := make([]byte, 0, len(data)+len(e.Type)+32)
-	b = append(b, "id: "...)
-	b = strconv.AppendUint(b, e.Seq, 10)
+	b := make([]byte, 0, len(data)+len(e.Type)+len(run)+32)
+	b = appendID(append(b, "id: "...), run, e.Seq)
 	b = append(b, "\nevent: "...)
 	b = append(b, e.Type...)
 	b = append(b, "\ndata: "...)
 	b = append(b, data...)
 	return append(b, "\n\n"...)
+}
+
+// appendID appends the SSE id of the event numbered seq of the stream run:
+// run, a dash, and seq in decimal.
+func appendID(b []byte, run string, seq uint64) []byte {
+	return strconv.AppendUint(append(append(b, run...), '-'), seq, 10)
 }
 
 // History of the event stream: the last historyEvents events, at most
@@ -122,28 +130,52 @@ type eventHub struct {
 	pumping sync.WaitGroup
 	closed  bool
 	linger  *time.Timer
-	// history holds the frames of the current subscription, oldest first:
-	// complete after sequence number from (the last frame it forgot), and
-	// since first, the first frame the subscription received (0: none yet).
-	// A change made while nothing watched the home has no sequence number,
-	// so only a client whose last event came through this subscription
-	// can be told what it missed.
+	// run names the current subscription: random, drawn when it starts,
+	// it is the first part of every SSE id sent through it (run-seq). A
+	// change made while nothing watched the home has no sequence number,
+	// and sequence numbers start again with every sim.Home (a server
+	// restarted, from a -state directory too, or a home deleted and
+	// created again), so only a client whose last id came through this
+	// subscription can be told what it missed: any other id, of an earlier
+	// subscription, run of the server or home of the same name, gets a
+	// reset, never the events after a number that meant another event.
+	run string
+	// history holds the frames of the current subscription, oldest first.
+	// It has every event numbered above after, and last is the number of
+	// the last frame handed on to the clients (after when none): every
+	// frame a client receives once it joined is numbered above last. When
+	// the subscription starts, both are the home's last change then; after
+	// moves up as the oldest frames are forgotten.
 	history []frameOf
 	hbytes  int
-	from    uint64
-	first   uint64
+	after   uint64
+	last    uint64
 }
 
-// join registers a client that last saw event lastSeen (0: none; ok for a
-// new client) and returns its channel, which the hub closes when the client
-// is dropped or the hub closes, and the frames it missed. gap is true when
-// what it missed is no longer known: it must read the state again. ok is
-// false once the hub is closed.
-func (hub *eventHub) join(lastSeen uint64, resume bool) (ch chan frameOf, missed []frameOf, gap, ok bool) {
+// seqOf returns the sequence number an SSE id of the current subscription
+// names, and false for an id of another subscription or none of ours;
+// hub.mu is held.
+func (hub *eventHub) seqOf(id string) (uint64, bool) {
+	n, ok := strings.CutPrefix(id, hub.run+"-")
+	if !ok {
+		return 0, false
+	}
+	seq, err := strconv.ParseUint(n, 10, 64)
+	return seq, err == nil
+}
+
+// join registers a client that last saw the event whose SSE id is lastID
+// ("": none, a new client) and returns its channel, which the hub closes
+// when the client is dropped or the hub closes, and the frames to send it
+// first: those it missed, or, when that is no longer known or lastID is
+// not of the current subscription, a reset (see resetFrame). Every frame
+// the channel carries is numbered above those. ok is false once the hub is
+// closed.
+func (hub *eventHub) join(lastID string) (ch chan frameOf, missed []frameOf, ok bool) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if hub.closed {
-		return nil, nil, false, false
+		return nil, nil, false
 	}
 	ch = make(chan frameOf, clientBuffer)
 	if hub.clients == nil {
@@ -156,25 +188,30 @@ func (hub *eventHub) join(lastSeen uint64, resume bool) (ch chan frameOf, missed
 	}
 	if hub.sub == nil {
 		hub.sub = hub.home.Subscribe(hubBuffer)
-		hub.history, hub.hbytes, hub.from, hub.first = nil, 0, 0, 0
+		// The subscription has every change after the one EventSeq
+		// returns now, and maybe a few before it, which pump skips.
+		seq := hub.home.EventSeq()
+		hub.run = fmt.Sprintf("%016x", rand.Uint64())
+		hub.history, hub.hbytes, hub.after, hub.last = nil, 0, seq, seq
 		hub.pumping.Add(1)
-		go hub.pump(hub.sub)
+		go hub.pump(hub.sub, hub.run)
 	}
-	if !resume {
-		return ch, nil, false, true
+	if lastID == "" {
+		return ch, nil, true
 	}
 	// Every event a client saw through this subscription is in the
-	// history (the pump records it before handing it on), unless forgotten.
-	n := len(hub.history)
-	if hub.first == 0 || lastSeen < hub.first || lastSeen < hub.from || lastSeen > hub.history[n-1].seq {
-		return ch, nil, true, true
+	// history (the pump records it before handing it on), unless
+	// forgotten; a reset gave it the number last had then.
+	lastSeen, ours := hub.seqOf(lastID)
+	if !ours || lastSeen < hub.after || lastSeen > hub.last {
+		return ch, []frameOf{{seq: hub.last, b: resetFrame(hub.home, hub.run, hub.last)}}, true
 	}
 	for _, f := range hub.history {
 		if f.seq > lastSeen {
 			missed = append(missed, f)
 		}
 	}
-	return ch, missed, false, true
+	return ch, missed, true
 }
 
 // leave unregisters a client; the last one out stops the pump after
@@ -194,7 +231,7 @@ func (hub *eventHub) leave(ch chan frameOf) {
 			if hub.sub == sub && len(hub.clients) == 0 {
 				hub.sub.Close()
 				hub.sub = nil
-				hub.history, hub.hbytes, hub.from, hub.first = nil, 0, 0, 0
+				hub.history, hub.hbytes = nil, 0
 			}
 			hub.linger = nil
 		})
@@ -204,15 +241,13 @@ func (hub *eventHub) leave(ch chan frameOf) {
 // record appends f to the history, forgetting the oldest frames beyond its
 // bounds; hub.mu is held.
 func (hub *eventHub) record(f frameOf) {
-	if hub.first == 0 {
-		hub.first = f.seq
-	}
 	hub.history = append(hub.history, f)
 	hub.hbytes += len(f.b)
+	hub.last = f.seq
 	drop := 0
 	for len(hub.history)-drop > historyEvents || hub.hbytes > historyBytes {
 		hub.hbytes -= len(hub.history[drop].b)
-		hub.from = hub.history[drop].seq
+		hub.after = hub.history[drop].seq
 		drop++
 	}
 	if drop > 0 {
@@ -223,11 +258,15 @@ func (hub *eventHub) record(f frameOf) {
 // pump delivers the events of sub until it ends. When the hub itself fell
 // behind (its subscription was dropped), every client is disconnected:
 // each must know it missed events.
-func (hub *eventHub) pump(sub *sim.Subscription) {
+func (hub *eventHub) pump(sub *sim.Subscription, run string) {
 	defer hub.pumping.Done()
 	for e := range sub.C {
-		f := frameOf{seq: e.Seq, b: frame(e)}
+		f := frameOf{seq: e.Seq, b: frame(run, e)}
 		hub.mu.Lock()
+		if f.seq <= hub.last { // made before the subscription started (see join)
+			hub.mu.Unlock()
+			continue
+		}
 		hub.record(f)
 		for ch := range hub.clients {
 			select {
@@ -243,7 +282,7 @@ func (hub *eventHub) pump(sub *sim.Subscription) {
 	defer hub.mu.Unlock()
 	if hub.sub == sub { // dropped by the home, not stopped by leave
 		hub.sub = nil
-		hub.history, hub.hbytes, hub.from, hub.first = nil, 0, 0, 0
+		hub.history, hub.hbytes = nil, 0
 		for ch := range hub.clients {
 			delete(hub.clients, ch)
 			close(ch)
@@ -271,28 +310,30 @@ func (hub *eventHub) close() {
 	hub.pumping.Wait()
 }
 
-// resetFrame tells a client that reconnected too late that it missed
-// events no longer known: it must read the state again. Its envelope is an
-// event's: id is the sequence number of the home's last change (the state
-// to read is at least that one), also its SSE id, so that a client that
-// reconnects after reading the state resumes from there, and time the
-// simulated time, in ms.
-func resetFrame(h *sim.Home) []byte {
-	seq := h.EventSeq()
+// resetFrame tells a client that reconnected too late, or with the id of
+// another subscription, that it missed events no longer known: it must
+// read the state again. Its envelope is an event's: id is seq, the
+// sequence number of the last event the hub handed on before the client
+// joined (the state to read is at least that one), also its SSE id
+// (run-seq), so that a client that reconnects after reading the state
+// resumes from there; every event after the reset on the stream is
+// numbered above it. time is the simulated time, in ms.
+func resetFrame(h *sim.Home, run string, seq uint64) []byte {
 	data, _ := json.Marshal(struct {
 		EventType string `json:"eventType"`
 		ID        string `json:"id"`
 		Time      int64  `json:"time"`
 		Reason    string `json:"reason"`
 	}{"reset", strconv.FormatUint(seq, 10), h.Now().UnixMilli(), "the events since Last-Event-ID are no longer kept: read the state again"})
-	b := strconv.AppendUint([]byte("id: "), seq, 10)
+	b := appendID([]byte("id: "), run, seq)
 	b = append(append(append(b, "\nevent: reset\ndata: "...), data...), "\n\n"...)
 	return b
 }
 
 // handleEvents streams every change of the home as Server-Sent Events: the
-// iCasa event name as "event:", the JSON envelope as "data:", the event's
-// sequence number as "id:". Idle streams get a comment every keepAlive.
+// iCasa event name as "event:", the JSON envelope as "data:", and as "id:"
+// the run of the hub's subscription and the event's sequence number,
+// run-seq (see eventHub.run). Idle streams get a comment every keepAlive.
 func (s *server) handleEvents() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead {
@@ -309,15 +350,7 @@ func (s *server) handleEvents() http.Handler {
 		// A client that stops reading is dropped once a write has waited
 		// writeTimeout; the deadline is renewed before each write.
 		deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)) }
-		lastSeen, resume := uint64(0), false
-		if v := r.Header.Get("Last-Event-ID"); v != "" {
-			n, err := strconv.ParseUint(v, 10, 64)
-			lastSeen, resume = n, true
-			if err != nil {
-				lastSeen = math.MaxUint64 // no id of ours: a gap
-			}
-		}
-		ch, missed, gap, ok := s.events.join(lastSeen, resume)
+		ch, missed, ok := s.events.join(r.Header.Get("Last-Event-ID"))
 		if !ok {
 			writeError(w, r, &routeError{path: r.URL.Path})
 			return
@@ -332,22 +365,18 @@ func (s *server) handleEvents() http.Handler {
 		if _, err := w.Write([]byte("retry: 2000\n\n")); err != nil {
 			return
 		}
-		sent := lastSeen // frames up to it are the client's already
-		if gap {
-			sent = 0
-			if _, err := w.Write(resetFrame(s.home)); err != nil {
-				return
-			}
-		}
+		sent := uint64(0) // the number of the last frame written
 		for _, f := range missed {
 			if _, err := w.Write(f.b); err != nil {
 				return
 			}
 			sent = f.seq
 		}
+		// The ids of a stream increase: the channel carries frames above
+		// the missed ones (or the reset); this check keeps it so.
 		write := func(f frameOf) error {
-			if f.seq <= sent && resume && !gap {
-				return nil // seen before it reconnected
+			if f.seq <= sent {
+				return nil
 			}
 			sent = f.seq
 			_, err := w.Write(f.b)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -310,4 +312,96 @@ func TestStateJournalDamage(t *testing.T) {
 		}
 	}
 	t.Errorf("no journal with records left to damage (a snapshot took them)")
+}
+
+// sseStream opens the event stream of base with the given Last-Event-ID
+// (none when empty) and returns a reader of its events: id, event name and
+// data; ok is false once the stream ends.
+func sseStream(t *testing.T, base, lastID string) (next func() (id, event, data string, ok bool)) {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/platform/events", nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { res.Body.Close() })
+	sc := bufio.NewScanner(res.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	return func() (id, event, data string, ok bool) {
+		for sc.Scan() {
+			l := sc.Text()
+			switch {
+			case l == "" && event != "":
+				return id, event, data, true
+			case strings.HasPrefix(l, "id: "):
+				id = l[4:]
+			case strings.HasPrefix(l, "event: "):
+				event = l[7:]
+			case strings.HasPrefix(l, "data: "):
+				data = l[6:]
+			}
+		}
+		return id, event, data, false
+	}
+}
+
+// TestStateEventIDsAcrossRestarts: a server restarted from its -state
+// directory numbers its events from where the state it loaded left it, not
+// from where the last run's stream was; a client that resumes with an id
+// of the last run gets a reset even once the new numbers passed it, never
+// the events after that number.
+func TestStateEventIDsAcrossRestarts(t *testing.T) {
+	seq := func(id string) uint64 {
+		n, err := strconv.ParseUint(id[strings.LastIndexByte(id, '-')+1:], 10, 64)
+		if err != nil {
+			t.Fatalf("event id %q does not end with a number", id)
+		}
+		return n
+	}
+	set := func(base string, v int) {
+		call{method: "PUT", path: "/platform/zones/zone/hall", body: fmt.Sprintf(`{"variables":{"n":%d}}`, v), status: 200}.do(t, base)
+	}
+	args := []string{"-addr", "127.0.0.1:0", "-state", t.TempDir()}
+	base, shutdown := startRun(t, args...)
+	next := sseStream(t, base, "")
+	call{method: "POST", path: "/platform/zones/zone", body: `{"id":"hall","leftX":0,"topY":0,"rightX":10,"bottomY":10}`, status: 200}.do(t, base)
+	for v := range 20 {
+		set(base, v)
+	}
+	old := ""
+	for {
+		id, event, data, ok := next()
+		if !ok {
+			t.Fatal("the stream ended before the last change")
+		}
+		if event == "zone-variable-updated" && strings.Contains(data, `"value":19`) {
+			old = id
+			break
+		}
+	}
+	shutdown("") // the snapshot holds the zone as it is: fewer events to load
+	base, shutdown = startRun(t, args...)
+	defer shutdown("")
+	next = sseStream(t, base, "")
+	for v := 100; ; v++ {
+		set(base, v)
+		id, _, _, ok := next()
+		if !ok {
+			t.Fatal("the stream of the second run ended")
+		}
+		if seq(id) > seq(old)+1 {
+			break
+		}
+		if v == 1000 {
+			t.Fatalf("the second run's ids do not pass %s", old)
+		}
+	}
+	next = sseStream(t, base, old)
+	set(base, 2000)
+	if id, event, _, ok := next(); !ok || event != "reset" {
+		t.Errorf("Last-Event-ID %s of the last run: first event %s %s, want a reset", old, id, event)
+	}
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // ClockID is the id of the one simulation clock.
 const ClockID = "default"
@@ -77,12 +80,16 @@ func (c *simClock) elapsedAt(now time.Time) int64 {
 		return c.elapsed
 	}
 	ns := int64(real)
-	// factor × ns / 1e6, without overflowing: past rest, the end is reached.
+	// factor × ns / 1e6, without overflowing: below safeMs any factor
+	// fits; past it (over 53 days since the anchor), a product above rest
+	// is not computed, the end being reached.
 	const msNs = int64(time.Millisecond)
-	if ns/msNs > rest/c.factor {
+	const safeMs = math.MaxInt64 / MaxFactor / 2
+	ms := ns / msNs
+	if ms >= safeMs && ms > rest/c.factor {
 		return c.elapsed + rest
 	}
-	return c.elapsed + min((ns/msNs)*c.factor+(ns%msNs)*c.factor/msNs, rest)
+	return c.elapsed + min(ms*c.factor+(ns%msNs)*c.factor/msNs, rest)
 }
 
 // rest returns the simulated milliseconds left before the end of simulated

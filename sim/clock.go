@@ -14,18 +14,24 @@ const MaxFactor = 1_000_000_000
 // DateLayout is the layout of the clock's date strings, dd/MM/yyyy-HH:mm:ss.
 const DateLayout = "02/01/2006-15:04:05"
 
-// EndMillis is the last instant of simulated time, in milliseconds since the
-// Unix epoch: the last millisecond of the year 9999 (UTC). A running clock,
-// [Home.Advance] and [Home.RunUntil] stop there, so that every date prints
-// in [DateLayout].
-const EndMillis = 253402300799999
-
-// Bounds of simulated time: the years 1 to 9999 (UTC). A start date or
-// current time outside them is refused.
+// Bounds of simulated time, in ms since the epoch: the years 1 to 9999, in
+// UTC and in the home's time zone (see timeBounds).
 const (
 	minStartMillis = -62135596800000 // 0001-01-01T00:00:00Z
-	endMillis      = EndMillis
+	endMillis      = 253402300799999 // 9999-12-31T23:59:59.999Z
 )
+
+// timeBounds returns the first and the last instant of simulated time in a
+// home whose dates print in loc, in ms since the epoch: the years 1 to 9999
+// both in UTC and in loc, so that every date prints in [DateLayout] (and a
+// home's script can be written). A start date or current time outside them
+// is refused; a running clock, [Home.Advance] and [Home.RunUntil] stop at
+// the last.
+func timeBounds(loc *time.Location) (first, last int64) {
+	first = max(minStartMillis, time.Date(1, 1, 1, 0, 0, 0, 0, loc).UnixMilli())
+	last = min(endMillis, time.Date(9999, 12, 31, 23, 59, 59, 999e6, loc).UnixMilli())
+	return first, last
+}
 
 // Clock is the state of the simulation clock as clients see it.
 type Clock struct {
@@ -62,6 +68,7 @@ type ClockUpdate struct {
 // change of factor or a pause never makes the current time jump.
 type simClock struct {
 	start   int64     // start date, ms since the epoch
+	end     int64     // the last instant of simulated time (timeBounds)
 	elapsed int64     // simulated ms elapsed at anchor
 	anchor  time.Time // wall instant elapsed was folded at
 	factor  int64
@@ -94,7 +101,7 @@ func (c *simClock) elapsedAt(now time.Time) int64 {
 
 // rest returns the simulated milliseconds left before the end of simulated
 // time, from the anchor.
-func (c *simClock) rest() int64 { return endMillis - c.start - c.elapsed }
+func (c *simClock) rest() int64 { return c.end - c.start - c.elapsed }
 
 // wallUntil returns the first wall instant at which the running clock reads
 // at least simulated time at. It is computed from the anchor, not from now,
@@ -139,14 +146,16 @@ func (c *simClock) snapshot(now time.Time, loc *time.Location) Clock {
 	}
 }
 
-func (u ClockUpdate) validate() error {
+// validate checks u for a home whose dates print in loc.
+func (u ClockUpdate) validate(loc *time.Location) error {
+	first, last := timeBounds(loc)
 	if u.Factor != nil && (*u.Factor < 1 || *u.Factor > MaxFactor) {
 		return invalidf("factor must be an integer from 1 to %d, not %d", MaxFactor, *u.Factor)
 	}
-	if u.StartDate != nil && (*u.StartDate < minStartMillis || *u.StartDate > endMillis) {
+	if u.StartDate != nil && (*u.StartDate < first || *u.StartDate > last) {
 		return invalidf("startDate %d is outside the years 1 to 9999", *u.StartDate)
 	}
-	if u.CurrentTime != nil && (*u.CurrentTime < minStartMillis || *u.CurrentTime > endMillis) {
+	if u.CurrentTime != nil && (*u.CurrentTime < first || *u.CurrentTime > last) {
 		return invalidf("currentTime %d is outside the years 1 to 9999", *u.CurrentTime)
 	}
 	return nil

@@ -126,10 +126,11 @@ func New(cfg Config) (*Home, error) {
 	}
 	ms := start.UnixMilli()
 	u := ClockUpdate{Factor: &factor, StartDate: &ms}
-	if err := u.validate(); err != nil {
+	if err := u.validate(h.loc); err != nil {
 		return nil, err
 	}
-	h.clock = simClock{start: ms, anchor: now, factor: int64(factor), paused: cfg.Paused}
+	_, end := timeBounds(h.loc)
+	h.clock = simClock{start: ms, end: end, anchor: now, factor: int64(factor), paused: cfg.Paused}
 	h.zones.init(func(z *Zone) string { return z.ID })
 	h.devices.init(func(d *device) string { return d.ID })
 	h.persons.init(func(p *Person) string { return p.ID })
@@ -199,6 +200,12 @@ func (h *Home) Now() time.Time {
 	return time.UnixMilli(h.nowLocked()).In(h.loc)
 }
 
+// End returns the last instant of simulated time in the home: the last
+// millisecond of the year 9999, in UTC or in the home's time zone,
+// whichever comes first. A running clock, [Home.Advance] and
+// [Home.RunUntil] stop there, so that every date prints in [DateLayout].
+func (h *Home) End() time.Time { return time.UnixMilli(h.clock.end).In(h.loc) }
+
 // Clock returns the state of the simulation clock.
 func (h *Home) Clock() Clock {
 	h.mu.RLock()
@@ -209,11 +216,12 @@ func (h *Home) Clock() Clock {
 // UpdateClock applies a partial change to the clock and returns the clock
 // after it. Pausing or resuming the clock pauses or resumes the script that
 // plays, if any (see [Home.SetScriptState]). An out-of-range factor or start
-// date (outside the years 1 to 9999, UTC) is an error of kind [ErrInvalid]
-// and changes nothing. A running clock stops at the last millisecond of the
-// year 9999 and reads it from then on, whatever its factor.
+// date (outside the years 1 to 9999, in UTC or in the home's time zone) is
+// an error of kind [ErrInvalid] and changes nothing. A running clock stops
+// at the last millisecond of the year 9999 (the earlier of UTC's and the
+// zone's: see [Home.End]) and reads it from then on, whatever its factor.
 func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
-	if err := u.validate(); err != nil {
+	if err := u.validate(h.loc); err != nil {
 		return Clock{}, err
 	}
 	defer h.deliver()

@@ -128,7 +128,9 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	}
 	p := &playerScript{id: id, source: bytes.Clone(source), script: s, state: ScriptStopped}
 	if exists {
-		p.run = old.run + 1 // an action of the old text still applying does not count
+		// An action of the old text still applying does not count, nor
+		// does a timer of it that fired and waits for the lock.
+		p.run, p.gen = old.run+1, old.gen+1
 		*old = *p
 		h.publishScriptLocked(EventScriptUpdated, old)
 		return old.info(h.loc), nil

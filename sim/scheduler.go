@@ -329,8 +329,9 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 // script actions, button releases. No real time passes and no real timer is
 // involved, so a test can run a simulated day in a fraction of a second, the
 // same way every time. Advance works whether the clock is paused or not. A
-// negative d is an error of kind [ErrInvalid]. Simulated time ends with
-// the year 9999 (UTC): Advance stops there, as a running clock does.
+// negative d is an error of kind [ErrInvalid]. Simulated time ends at
+// [Home.End], with the year 9999: Advance stops there, as a running clock
+// does.
 //
 // Advance holds the home for the whole span, so that it is one change:
 // other callers (a reader, a clock setting, another Advance) wait until it
@@ -340,26 +341,40 @@ func (h *Home) Advance(d time.Duration) error {
 	if d < 0 {
 		return invalidf("cannot advance by a negative duration (%v)", d)
 	}
+	return h.runTo(func(now int64) (int64, error) { return now + d.Milliseconds(), nil })
+}
+
+// RunUntil advances simulated time to t, as [Home.Advance] does, however
+// far t is (up to [Home.End]). A time before the current simulated time is
+// an error of kind [ErrInvalid].
+func (h *Home) RunUntil(t time.Time) error {
+	at := t.UnixMilli()
+	return h.runTo(func(now int64) (int64, error) {
+		if at < now {
+			return 0, invalidf("cannot run until %v: it is before the current simulated time", t)
+		}
+		return at, nil
+	})
+}
+
+// runTo runs every timer due up to the instant target returns, given the
+// current simulated time, and moves the clock there, stopping at the end of
+// simulated time. The home is held throughout.
+func (h *Home) runTo(target func(now int64) (int64, error)) error {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	target := min(h.nowLocked()+d.Milliseconds(), endMillis)
-	h.runDueLocked(target, 0, false)
+	at, err := target(h.nowLocked())
+	if err != nil {
+		return err
+	}
+	at = min(at, h.clock.end)
+	h.runDueLocked(at, 0, false)
 	now := h.wall.Now()
-	if cur := h.clock.nowMillis(now); cur < target {
-		h.clock.advance(now, target-cur)
+	if cur := h.clock.nowMillis(now); cur < at {
+		h.clock.advance(now, at-cur)
 	}
 	return nil
-}
-
-// RunUntil advances simulated time to t, as [Home.Advance] does. A time
-// before the current simulated time is an error of kind [ErrInvalid].
-func (h *Home) RunUntil(t time.Time) error {
-	d := time.Duration(t.UnixMilli()-h.Now().UnixMilli()) * time.Millisecond
-	if d < 0 {
-		return invalidf("cannot run until %v: it is before the current simulated time", t)
-	}
-	return h.Advance(d)
 }
 
 // runBatch is how many timers the live driver runs before letting other
@@ -442,7 +457,7 @@ func (h *Home) Run(ctx context.Context) error {
 // after the end of simulated time, which the clock never reaches.
 func (h *Home) nextWaitLocked() (time.Duration, bool) {
 	s := h.timers.first()
-	if s == nil || h.clock.paused || s.at > endMillis {
+	if s == nil || h.clock.paused || s.at > h.clock.end {
 		return 0, false
 	}
 	now := h.wall.Now()

@@ -258,10 +258,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if o.dur > 0 {
 		total = o.dur
 	}
-	if left := sim.EndMillis - ms; total.Milliseconds() > left {
-		total = time.Duration(left) * time.Millisecond
-		fmt.Fprintf(stderr, "simulate: simulated time ends with the year 9999: playing to %s only\n",
-			time.UnixMilli(sim.EndMillis).In(loc).Format(time.DateTime))
+	if end := home.End(); total.Milliseconds() > end.UnixMilli()-ms {
+		total = time.Duration(end.UnixMilli()-ms) * time.Millisecond
+		fmt.Fprintf(stderr, "simulate: simulated time ends with the year 9999: playing to %s only\n", end.Format(time.DateTime))
 	}
 
 	// Outputs.

@@ -387,4 +387,16 @@ func TestSimulateEndOfTime(t *testing.T) {
 	if want := []string{"9999-12-31T23:00:00", "9999-12-31T23:30:00", "9999-12-31T23:59:59"}; !cmp.Equal(times, want) {
 		t.Errorf("samples at %v, want %v", times, want)
 	}
+
+	// East of UTC, time ends with the zone's year 9999.
+	files, stderr, err = simulate(t, "-tz", "Asia/Tokyo", "-start", "9999-12-31T23:00:00", "-for", "3h", "-every", "30m", "-csv", "x.csv", "testdata/morning.bhv")
+	if err != nil {
+		t.Fatalf("run = %v (%s)", err, stderr)
+	}
+	last := strings.SplitN(lines(files["x.csv"])[len(lines(files["x.csv"]))-1], ",", 2)[0]
+	if !strings.Contains(stderr, "simulated time ends") || !strings.HasPrefix(last, "9999-12-31T23:59:59") {
+		t.Errorf("in Tokyo: stderr %q, last sample at %s; want the run stopped at the zone's end of 9999", stderr, last)
+	}
 }
+
+func lines(b []byte) []string { return strings.Split(strings.TrimSpace(string(b)), "\n") }

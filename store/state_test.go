@@ -988,14 +988,26 @@ func TestStateClosedTwiceAtOnce(t *testing.T) {
 	dir := t.TempDir()
 	s, _ := open(t, dir)
 	apply(t, s)
+	snapshots := func() []string {
+		m, _ := filepath.Glob(filepath.Join(dir, "snapshot-*", "meta.json"))
+		return m
+	}
+	before := len(snapshots())
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
+	seen := make([]int, 2) // complete snapshots when each Close returned
 	for i := range errs {
-		wg.Go(func() { errs[i] = s.st.Close() })
+		wg.Go(func() {
+			errs[i] = s.st.Close()
+			seen[i] = len(snapshots())
+		})
 	}
 	wg.Wait()
 	if errs[0] != nil || errs[1] != nil {
 		t.Errorf("Close, Close = %v, %v", errs[0], errs[1])
+	}
+	if seen[0] <= before || seen[1] <= before {
+		t.Errorf("snapshots when each Close returned: %v, from %d; want the last one written before either returns", seen, before)
 	}
 	if err := s.st.Close(); err != nil {
 		t.Errorf("a third Close = %v", err)

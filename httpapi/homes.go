@@ -60,7 +60,7 @@ type Homes struct {
 	mu       sync.RWMutex
 	homes    map[string]*homeEntry
 	closed   bool
-	building sync.WaitGroup // creations under way, which Close waits for
+	building sync.WaitGroup // creations and deletions under way, which Close waits for
 	done     chan struct{}  // closed once Close has stopped every home
 }
 
@@ -213,7 +213,9 @@ func (hs *Homes) remove(cfg Config, name string) (HomeInfo, error) {
 		return HomeInfo{}, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
 	}
 	delete(hs.homes, name)
+	hs.building.Add(1) // as in create
 	hs.mu.Unlock()
+	defer hs.building.Done()
 	e.stop()
 	return e.info(cfg), nil
 }
@@ -276,7 +278,7 @@ func (hs *Homes) Close() {
 		wg.Go(e.stop)
 	}
 	wg.Wait()
-	hs.building.Wait() // a home built meanwhile is stopped by its creator
+	hs.building.Wait() // a home built or deleted meanwhile is stopped by its caller
 	close(hs.done)
 }
 

@@ -470,3 +470,36 @@ func TestHomesCloseWaits(t *testing.T) {
 		}
 	})
 }
+
+// TestHomesCloseWaitsForADeletion: Close returns only once a home being
+// deleted meanwhile is stopped.
+func TestHomesCloseWaitsForADeletion(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		stopping := make(chan struct{})
+		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{}),
+				Stop: func() { close(stopping); <-release }}, nil
+		}, 0)
+		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
+		if rec := serve(h, "POST", "/homes/a"); rec.Code != http.StatusOK {
+			t.Fatalf("POST /homes/a = %d %s", rec.Code, rec.Body)
+		}
+		deleted := make(chan int)
+		go func() { deleted <- serve(h, "DELETE", "/homes/a").Code }()
+		<-stopping
+		closed := make(chan struct{})
+		go func() { homes.Close(); close(closed) }()
+		synctest.Wait()
+		select {
+		case <-closed:
+			t.Error("Close returned while home a was being deleted")
+		default:
+		}
+		close(release)
+		<-closed
+		if code := <-deleted; code != http.StatusOK {
+			t.Errorf("DELETE /homes/a = %d, want 200", code)
+		}
+	})
+}

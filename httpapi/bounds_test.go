@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"math"
 	"net/http"
 	"strings"
 	"testing"
@@ -69,4 +70,36 @@ func TestBusyOverREST(t *testing.T) {
 		}
 		close(hold)
 	})
+}
+
+// TestDataJSONCannotHold: a message a Go component made with a value JSON
+// cannot hold (NaN, an infinity) is read from a rest-out with that value as
+// text, not as a 500.
+func TestDataJSONCannotHold(t *testing.T) {
+	reg := mediation.NewRegistry()
+	if err := reg.Register(mediation.Type{Name: "nan", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+				out.Emit("out", mediation.Message{Content: math.NaN(), Properties: map[string]any{"big": math.Inf(1), "ok": "yes"}})
+				return nil
+			}), nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	engine := mediation.NewEngine(mediation.Config{Registry: reg})
+	defer engine.Close()
+	f := &fixture{home: home, engine: engine, handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})}
+	defer f.handler.Close()
+	for _, s := range []string{"/mediation/c", "/mediation/c/adapter/rest-in/in", "/mediation/c/mediator/nan/n", "/mediation/c/adapter/rest-out/out"} {
+		f.mustDo(t, "POST", s, "")
+	}
+	f.mustDo(t, "POST", "/mediation/c/bindings", `{"from":"in:out","to":"n:in"}`)
+	f.mustDo(t, "POST", "/mediation/c/bindings", `{"from":"n:out","to":"out:in"}`)
+	f.mustDo(t, "PUT", "/mediation/runtime/c/start", "")
+	f.mustDo(t, "POST", "/mediation/runtime/c/components/in/data", `{"content":1}`)
+	body := f.mustDo(t, "GET", "/mediation/runtime/c/components/out/data", "").Body.String()
+	if want := `{"messages":[{"content":"NaN","properties":{"big":"+Inf","ok":"yes"}}]}`; strings.TrimSpace(body) != want {
+		t.Errorf("data = %s, want %s", body, want)
+	}
 }

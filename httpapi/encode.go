@@ -13,7 +13,11 @@ import (
 )
 
 // encode writes v as JSON with the given status.
-func encode(w http.ResponseWriter, status int, v any) {
+func encode(w http.ResponseWriter, status int, v any) { encodeOr(w, status, v, nil) }
+
+// encodeOr writes v as JSON with the given status, or, when JSON cannot
+// hold v and printable is not nil, what printable returns.
+func encodeOr(w http.ResponseWriter, status int, v any, printable func() any) {
 	b := encodeBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if b.Cap() <= 1<<20 {
@@ -21,7 +25,12 @@ func encode(w http.ResponseWriter, status int, v any) {
 			encodeBuffers.Put(b)
 		}
 	}()
-	if err := json.NewEncoder(b).Encode(v); err != nil {
+	err := json.NewEncoder(b).Encode(v)
+	if err != nil && printable != nil {
+		b.Reset()
+		err = json.NewEncoder(b).Encode(printable())
+	}
+	if err != nil {
 		// Encoded before anything is sent, so that a value JSON cannot
 		// hold (a NaN, say: a bug) is a 500, not a 200 cut short.
 		v, status = errorBody{Error: "internal error: the answer cannot be written as JSON", Code: "internal"}, http.StatusInternalServerError

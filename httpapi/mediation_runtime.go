@@ -135,13 +135,19 @@ func (s *server) handleDataOut() http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		out := make([]messageView, len(msgs))
-		for i, m := range msgs {
-			out[i] = messageView{Content: m.Content, Properties: m.Properties}
-			if out[i].Properties == nil {
-				out[i].Properties = map[string]any{}
+		view := func(print bool) any {
+			out := make([]messageView, len(msgs))
+			for i, m := range msgs {
+				if print { // a message a Go component made may hold a NaN, say
+					m = m.Printable()
+				}
+				out[i] = messageView{Content: m.Content, Properties: m.Properties}
+				if out[i].Properties == nil {
+					out[i].Properties = map[string]any{}
+				}
 			}
+			return map[string][]messageView{"messages": out}
 		}
-		encode(w, http.StatusOK, map[string][]messageView{"messages": out})
+		encodeOr(w, http.StatusOK, view(false), func() any { return view(true) })
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	mrand "math/rand/v2"
 	"time"
 )
@@ -138,8 +139,8 @@ func newNumberGenerator(props map[string]any, _ Env) (any, error) {
 	if err != nil {
 		return nil, errorf(ErrInvalid, "number-generator: property max: %v", err)
 	}
-	if !(lo < hi) {
-		return nil, errorf(ErrInvalid, "number-generator: min %v must be below max %v", lo, hi)
+	if !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return nil, errorf(ErrInvalid, "number-generator: min %v must be below max %v, both finite", lo, hi)
 	}
 	seed, err := optInt(props["seed"])
 	if err != nil {
@@ -163,6 +164,11 @@ func (g *numberGenerator) Period() time.Duration { return g.period }
 
 // Tick implements Periodic.
 func (g *numberGenerator) Tick(_ time.Time, out Emitter) error {
-	out.Emit("out", Message{Content: g.min + g.rng.Float64()*(g.max-g.min)})
+	r := g.rng.Float64()
+	v := g.min + r*(g.max-g.min)
+	if math.IsInf(v, 0) || math.IsNaN(v) { // max-min beyond the largest float64
+		v = g.min*(1-r) + g.max*r
+	}
+	out.Emit("out", Message{Content: v})
 	return nil
 }

@@ -258,6 +258,7 @@ func TestNumberGenerator(t *testing.T) {
 	}{
 		{"default range", props{"period": 100.0, "seed": 42.0}, 3},
 		{"custom range", props{"period": 10.0, "seed": 7.0, "min": -1.0, "max": 1.0}, 5},
+		{"a range wider than the largest number", props{"period": 10.0, "seed": 7.0, "min": -1e308, "max": 1e308}, 5},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

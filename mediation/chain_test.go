@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -45,6 +46,7 @@ func TestAddComponent(t *testing.T) {
 		{"translator bad dictionary", mediation.KindMediator, "translator", "t", map[string]any{"dictionary": map[string]any{"a": 1.0}}, "invalid", "dictionary"},
 		{"rest-out zero capacity", mediation.KindAdapter, "rest-out", "o", map[string]any{"capacity": 0.0}, "invalid", "capacity"},
 		{"number-generator min above max", mediation.KindAdapter, "number-generator", "n", map[string]any{"min": 5.0, "max": 1.0}, "invalid", "min"},
+		{"number-generator infinite max", mediation.KindAdapter, "number-generator", "n", map[string]any{"min": 0.0, "max": math.Inf(1)}, "invalid", "finite"},
 		{"number-generator bad period", mediation.KindAdapter, "number-generator", "n", map[string]any{"period": "soon"}, "invalid", "period"},
 	}
 	for _, tt := range tests {

@@ -1,5 +1,7 @@
 package mediation
 
+import "encoding/json"
+
 // Message is the unit of data that flows through a chain.
 //
 // Content is any JSON-able value (string, float64 or other number, bool,
@@ -25,6 +27,23 @@ type Message struct {
 // nobody modifies m at the same time.
 func (m Message) Clone() Message {
 	return Message{Content: cloneValue(m.Content), Properties: cloneMap(m.Properties)}
+}
+
+// Printable returns m as JSON can print it: a copy in which a value
+// encoding/json cannot print (NaN, infinities, channels, functions,
+// complex numbers) is its text in a string instead, and one nested deeper
+// than 64 levels or cyclic is nil, as [FormatProperties] prints them. A
+// message JSON can print is returned as it is. Printable is safe for
+// concurrent use as long as nobody modifies m at the same time.
+func (m Message) Printable() Message {
+	if _, err := json.Marshal(m); err == nil {
+		return m
+	}
+	p := Message{Content: propSanitize(m.Content, 1)}
+	if m.Properties != nil {
+		p.Properties, _ = propSanitize(m.Properties, 1).(map[string]any)
+	}
+	return p
 }
 
 // cloneMap deep-copies a property map; nil stays nil.

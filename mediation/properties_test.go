@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"reflect"
@@ -362,6 +363,32 @@ func TestPropertiesDepthBounded(t *testing.T) {
 			}
 			if got := errKind(err); got != want {
 				t.Errorf("Bind: error kind %q (%v), want %q", got, err, want)
+			}
+		})
+	}
+}
+
+func TestMessagePrintable(t *testing.T) {
+	tests := []struct {
+		name string
+		in   mediation.Message
+		want mediation.Message
+	}{
+		{"printable as it is", mediation.Message{Content: 1.5, Properties: map[string]any{"a": "b"}},
+			mediation.Message{Content: 1.5, Properties: map[string]any{"a": "b"}}},
+		{"no properties", mediation.Message{Content: "x"}, mediation.Message{Content: "x"}},
+		{"NaN content", mediation.Message{Content: math.NaN()}, mediation.Message{Content: "NaN"}},
+		{"infinities inside", mediation.Message{Content: map[string]any{"v": []any{math.Inf(1), 2.0}}, Properties: map[string]any{"p": math.Inf(-1)}},
+			mediation.Message{Content: map[string]any{"v": []any{"+Inf", 2.0}}, Properties: map[string]any{"p": "-Inf"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.in.Printable()
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Printable (-want +got):\n%s", diff)
+			}
+			if _, err := json.Marshal(got); err != nil {
+				t.Errorf("json.Marshal(Printable) = %v", err)
 			}
 		})
 	}

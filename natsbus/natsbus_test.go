@@ -3,6 +3,7 @@ package natsbus_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"runtime"
 	"strings"
@@ -363,6 +364,16 @@ func TestWire(t *testing.T) {
 	}
 	if _, err := natsbus.Encode("s", mediation.Message{Content: make(chan int)}); err == nil {
 		t.Errorf("content that is not JSON was encoded")
+	}
+	// A NaN or an infinity (a Go component's, say) goes as text, as REST
+	// shows it, not dropped.
+	msg, err := natsbus.Encode("s", mediation.Message{Content: math.NaN(), Properties: map[string]any{"p": math.Inf(1)}})
+	if err != nil {
+		t.Fatalf("Encode of a NaN = %v", err)
+	}
+	got, err = natsbus.Decode(msg)
+	if want := (mediation.Message{Content: "NaN", Properties: map[string]any{"p": "+Inf", natsbus.PropID: got.Properties[natsbus.PropID]}}); err != nil || !cmp.Equal(got, want) {
+		t.Errorf("a NaN sent and read = %v, %v; want %v", got, err, want)
 	}
 }
 

@@ -2,6 +2,7 @@ package natsbus
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -194,9 +195,20 @@ func batchItem(p *jsonfast.Parser) (mediation.Message, error) {
 // Encode makes the NATS message of m for subject: its content as JSON in
 // the data, each property in a header (see [HeaderProperty]), and its id in
 // [HeaderMsgID]: the PropID property when m has one, else a new unique id.
-// It fails when the content or a property cannot be written as JSON. Encode
-// is safe for concurrent use.
+// A NaN or an infinity, which JSON cannot hold, is written as text, as
+// the REST interface shows it ([mediation.Message.Printable]); Encode fails
+// when the content or a property cannot be written as JSON otherwise (a
+// channel, say). Encode is safe for concurrent use.
 func Encode(subject string, m mediation.Message) (*nats.Msg, error) {
+	msg, err := encode(subject, m)
+	var unsupported *json.UnsupportedValueError
+	if errors.As(err, &unsupported) {
+		msg, err = encode(subject, m.Printable())
+	}
+	return msg, err
+}
+
+func encode(subject string, m mediation.Message) (*nats.Msg, error) {
 	data, err := json.Marshal(m.Content)
 	if err != nil {
 		return nil, fmt.Errorf("message content: %w", err)

@@ -157,7 +157,9 @@ type pendingEvent struct {
 // that act on the home cannot recurse into themselves. This is how code that
 // reacts to the simulation (a device adapter, an application under test)
 // stays deterministic under Advance. Call the returned stop to end the
-// observation; it is safe to call more than once.
+// observation; it is safe to call more than once. Called on another
+// goroutine than the one delivering, stop may return while an event already
+// on its way still reaches fn.
 func (h *Home) Observe(fn func(Event)) (stop func()) { return h.observe(fn, false) }
 
 // ObserveCurrent is like [Home.Observe], but fn first receives the home as

@@ -40,6 +40,7 @@ import (
 
 	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/internal/xmlcharset"
+	"github.com/pervasim/pervasim/mediation"
 )
 
 // Document is a DSCilia document: its chains, in order.
@@ -97,9 +98,9 @@ type Binding struct {
 const DefaultPort = "unique"
 
 // maxDepth bounds the nesting of elements: room for property values nested
-// as deep as the engine takes them (64 levels, the component's properties
-// included), inside the few elements of the document around them.
-const maxDepth = 80
+// as deep as the engine takes them, inside the few elements of the document
+// around them (cilia, chain, mediators, mediator).
+const maxDepth = mediation.MaxPropertyDepth + 16
 
 // Parse reads a DSCilia document. Errors are of kind Invalid (400 over
 // REST) and name the line.

@@ -634,8 +634,8 @@ func TestWhatTheEngineTakesLoadsBack(t *testing.T) {
 		name  string
 		props map[string]any
 	}{
-		{"deepest nesting", deep(64)},
-		{"deepest nesting of strings", map[string]any{"a": deep(63)["a"], "s": map[string]any{"x": "y"}}},
+		{"deepest nesting", deep(mediation.MaxPropertyDepth)},
+		{"deepest nesting of strings", map[string]any{"a": deep(mediation.MaxPropertyDepth - 1)["a"], "s": map[string]any{"x": "y"}}},
 		{"an empty key inside", map[string]any{"a": map[string]any{"": 1.0, "b": 2.0}}},
 		{"an empty key among strings", map[string]any{"a": map[string]any{"": "v"}}},
 		{"an empty key deep inside", map[string]any{"a": map[string]any{"b": map[string]any{"": true}}}},

@@ -523,12 +523,9 @@ func TestEventStreamResetInOrder(t *testing.T) {
 	for _, lastID := range []string{"abc", "99999999", "0"} {
 		t.Run(lastID, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+				home := newRoom(t)
 				h := httpapi.NewHandler(httpapi.Config{Home: home})
 				defer h.Close()
-				if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
-					t.Fatal(err)
-				}
 				// Numbered: a stream has been watching the home.
 				streamOnce(t, h, "", func() { setN(t, home, 1) })
 				seq := home.EventSeq()
@@ -594,6 +591,14 @@ func newRoom(t *testing.T) *sim.Home {
 	return home
 }
 
+// roomRun serves the event stream of a new room of its own.
+func roomRun(t *testing.T) eventRun {
+	home := newRoom(t)
+	h := httpapi.NewHandler(httpapi.Config{Home: home})
+	t.Cleanup(h.Close)
+	return eventRun{h: h, path: "/platform/events", home: home}
+}
+
 // TestEventStreamIDOfAnotherRun: a client whose Last-Event-ID an earlier
 // run of the server gave (event numbers start again with every run), or an
 // earlier home of the same name, or an earlier subscription of the stream
@@ -608,19 +613,11 @@ func TestEventStreamIDOfAnotherRun(t *testing.T) {
 		first func(t *testing.T) eventRun
 		next  func(t *testing.T, first eventRun) eventRun
 	}{{
-		name: "the server restarted",
-		first: func(t *testing.T) eventRun {
-			home := newRoom(t)
-			h := httpapi.NewHandler(httpapi.Config{Home: home})
-			t.Cleanup(h.Close)
-			return eventRun{h: h, path: "/platform/events", home: home}
-		},
+		name:  "the server restarted",
+		first: roomRun,
 		next: func(t *testing.T, first eventRun) eventRun {
 			first.h.(*httpapi.Handler).Close()
-			home := newRoom(t)
-			h := httpapi.NewHandler(httpapi.Config{Home: home})
-			t.Cleanup(h.Close)
-			return eventRun{h: h, path: "/platform/events", home: home}
+			return roomRun(t)
 		},
 	}, {
 		name: "the home deleted and created again",
@@ -659,13 +656,8 @@ func TestEventStreamIDOfAnotherRun(t *testing.T) {
 			return eventRun{h: first.h, path: first.path, home: first.lab()}
 		},
 	}, {
-		name: "the stream's subscription ended",
-		first: func(t *testing.T) eventRun {
-			home := newRoom(t)
-			h := httpapi.NewHandler(httpapi.Config{Home: home})
-			t.Cleanup(h.Close)
-			return eventRun{h: h, path: "/platform/events", home: home}
-		},
+		name:  "the stream's subscription ended",
+		first: roomRun,
 		next: func(t *testing.T, first eventRun) eventRun {
 			time.Sleep(2 * time.Minute) // the hub stops, nobody watches
 			setN(t, first.home, -1)     // a change with no number

@@ -424,82 +424,62 @@ func TestHomeServedWhileBeingCreated(t *testing.T) {
 
 // TestHomesCloseWaits: every call of Close, the second one too (the server
 // calls it on shutdown and again on return), returns only once the homes
-// are stopped, and so does a Close while a home is being created.
+// are stopped, one being created or deleted meanwhile included.
 func TestHomesCloseWaits(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		stopping := make(chan struct{})
-		building := make(chan struct{})
-		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-			if name == "slow" {
-				close(building)
-				<-release
-			}
-			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{}),
-				Stop: func() {
-					if name == "a" {
-						close(stopping)
-						<-release
+	for _, tc := range []struct {
+		name, method string // the request under way
+		want         int    // its answer once Close ran
+	}{
+		{"a home being created", "POST", http.StatusConflict},
+		{"a home being deleted", "DELETE", http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				release, busy := make(chan struct{}), make(chan struct{})
+				block := func() { close(busy); <-release }
+				homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+					if name == "x" && tc.method == "POST" {
+						block()
 					}
-				}}, nil
-		}, 0)
-		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
-		if rec := serve(h, "POST", "/homes/a"); rec.Code != http.StatusOK {
-			t.Fatalf("POST /homes/a = %d %s", rec.Code, rec.Body)
-		}
-		created := make(chan int)
-		go func() { created <- serve(h, "POST", "/homes/slow").Code }()
-		<-building
-		first, second := make(chan struct{}), make(chan struct{})
-		go func() { homes.Close(); close(first) }()
-		<-stopping // the first Close is stopping home a
-		go func() { homes.Close(); close(second) }()
-		synctest.Wait()
-		select {
-		case <-first:
-			t.Error("the first Close returned while home a was being stopped")
-		case <-second:
-			t.Error("the second Close returned while home a was being stopped")
-		default:
-		}
-		close(release)
-		<-first
-		<-second
-		if code := <-created; code != http.StatusConflict {
-			t.Errorf("a home created while the server closes = %d, want 409", code)
-		}
-	})
-}
-
-// TestHomesCloseWaitsForADeletion: Close returns only once a home being
-// deleted meanwhile is stopped.
-func TestHomesCloseWaitsForADeletion(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		release := make(chan struct{})
-		stopping := make(chan struct{})
-		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{}),
-				Stop: func() { close(stopping); <-release }}, nil
-		}, 0)
-		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
-		if rec := serve(h, "POST", "/homes/a"); rec.Code != http.StatusOK {
-			t.Fatalf("POST /homes/a = %d %s", rec.Code, rec.Body)
-		}
-		deleted := make(chan int)
-		go func() { deleted <- serve(h, "DELETE", "/homes/a").Code }()
-		<-stopping
-		closed := make(chan struct{})
-		go func() { homes.Close(); close(closed) }()
-		synctest.Wait()
-		select {
-		case <-closed:
-			t.Error("Close returned while home a was being deleted")
-		default:
-		}
-		close(release)
-		<-closed
-		if code := <-deleted; code != http.StatusOK {
-			t.Errorf("DELETE /homes/a = %d, want 200", code)
-		}
-	})
+					return httpapi.HomeParts{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{}),
+						Stop: func() {
+							if name == "x" && tc.method == "DELETE" {
+								block()
+							}
+						}}, nil
+				}, 0)
+				h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
+				names := []string{"kept"}
+				if tc.method == "DELETE" {
+					names = append(names, "x")
+				}
+				for _, name := range names {
+					if rec := serve(h, "POST", "/homes/"+name); rec.Code != http.StatusOK {
+						t.Fatalf("POST /homes/%s = %d %s", name, rec.Code, rec.Body)
+					}
+				}
+				answer := make(chan int)
+				go func() { answer <- serve(h, tc.method, "/homes/x").Code }()
+				<-busy
+				first, second := make(chan struct{}), make(chan struct{})
+				go func() { homes.Close(); close(first) }()
+				synctest.Wait() // the first Close has stopped kept and waits
+				go func() { homes.Close(); close(second) }()
+				synctest.Wait()
+				select {
+				case <-first:
+					t.Error("the first Close returned while a home was under way")
+				case <-second:
+					t.Error("the second Close returned while a home was under way")
+				default:
+				}
+				close(release)
+				<-first
+				<-second
+				if code := <-answer; code != tc.want {
+					t.Errorf("%s /homes/x while the server closes = %d, want %d", tc.method, code, tc.want)
+				}
+			})
+		})
+	}
 }

@@ -16,6 +16,11 @@ import (
 	"github.com/pervasim/pervasim/internal/xmlcharset"
 )
 
+// MaxPropertyDepth is how deep a component's properties may nest: objects
+// and arrays, the properties' own map counting as one level. Deeper ones
+// are an error of kind [ErrInvalid], however they come (text, JSON, Go).
+const MaxPropertyDepth = propMaxDepth
+
 // Limits of ParseProperties.
 const (
 	propMaxInput = 1 << 20 // bytes

@@ -82,10 +82,10 @@ func (c *simClock) elapsedAt(now time.Time) int64 {
 		return c.elapsed
 	}
 	real := now.Sub(c.anchor)
-	rest := c.rest()
-	if real <= 0 || rest <= 0 {
+	if real <= 0 {
 		return c.elapsed
 	}
+	rest := c.rest()
 	ns := int64(real)
 	// factor × ns / 1e6, without overflowing: below safeMs any factor
 	// fits; past it (over 53 days since the anchor), a product above rest
@@ -130,7 +130,7 @@ func (c *simClock) fold(now time.Time) {
 // clock does, up to the end of simulated time.
 func (c *simClock) advance(now time.Time, d int64) {
 	c.fold(now)
-	c.elapsed += max(min(d, c.rest()), 0)
+	c.elapsed += min(d, c.rest())
 }
 
 func (c *simClock) snapshot(now time.Time, loc *time.Location) Clock {

@@ -232,17 +232,17 @@ func (h *Home) ParseLargeScript(r io.Reader) (*Script, error) {
 	return parseScript(r, h.loc, h.kinds, math.MaxInt64-1)
 }
 
-func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry, max int64) (*Script, error) {
+func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry, limit int64) (*Script, error) {
 	if loc == nil {
 		loc = time.Local
 	}
-	data, err := io.ReadAll(io.LimitReader(r, max+1))
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading script: %w", err)
 	}
-	if int64(len(data)) > max {
-		line := bytes.Count(data[:max], []byte("\n")) + 1
-		return nil, invalidf("line %d: script is larger than %d bytes", line, max)
+	if int64(len(data)) > limit {
+		line := bytes.Count(data[:limit], []byte("\n")) + 1
+		return nil, invalidf("line %d: script is larger than %d bytes", line, limit)
 	}
 	if data, err = xmlcharset.ToUTF8(data); err != nil {
 		return nil, invalidf("line 1: %v", err)

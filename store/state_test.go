@@ -134,6 +134,21 @@ func apply(t *testing.T, s *server) {
 
 // ignoreDerived drops what differs between a home and its restoration by
 // nature: creation times and uuids of components, and the event counters.
+// openSame opens dir and fails the test unless it restored the state want
+// (a view without derived values); what names the case. The caller closes
+// what it returns.
+func openSame(t *testing.T, dir string, want map[string]any, what string) *server {
+	t.Helper()
+	s, restored := open(t, dir)
+	if !restored {
+		t.Fatalf("%s: nothing restored", what)
+	}
+	if d := cmp.Diff(want, ignoreDerived(view(t, s))); d != "" {
+		t.Errorf("%s (-before +after):\n%s", what, d)
+	}
+	return s
+}
+
 func ignoreDerived(v map[string]any) map[string]any {
 	b, _ := json.Marshal(v)
 	s := string(b)
@@ -170,14 +185,8 @@ func TestStateSurvivesRestart(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			s2, restored := open(t, dir)
+			s2 := openSame(t, dir, want, "restored")
 			defer s2.st.Close()
-			if !restored {
-				t.Fatal("nothing restored")
-			}
-			if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
-				t.Errorf("restored (-before +after):\n%s", d)
-			}
 			// The restored server goes on, and restores again.
 			if rec := s2.do(t, "DELETE", "/platform/zones/zone/hall", "", ""); rec.Code != 200 {
 				t.Fatal(rec.Body)
@@ -186,11 +195,8 @@ func TestStateSurvivesRestart(t *testing.T) {
 				t.Fatal(err)
 			}
 			want = ignoreDerived(view(t, s2))
-			s3, _ := open(t, dir)
+			s3 := openSame(t, dir, want, "restored twice")
 			defer s3.st.Close()
-			if d := cmp.Diff(want, ignoreDerived(view(t, s3))); d != "" {
-				t.Errorf("restored twice (-before +after):\n%s", d)
-			}
 		})
 	}
 }
@@ -236,11 +242,7 @@ func TestStateDamage(t *testing.T) {
 	torn := filepath.Join(t.TempDir(), "torn")
 	os.CopyFS(torn, os.DirFS(dir))
 	os.WriteFile(filepath.Join(torn, filepath.Base(last)), append(data, 0x20, 0, 0, 0, 1, 2), 0o644)
-	s2, _ := open(t, torn)
-	if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
-		t.Errorf("after a torn tail (-before +after):\n%s", d)
-	}
-	s2.st.Close()
+	openSame(t, torn, want, "after a torn tail").st.Close()
 
 	bad := filepath.Join(t.TempDir(), "bad")
 	os.CopyFS(bad, os.DirFS(dir))
@@ -627,11 +629,7 @@ func TestStateOldFormat(t *testing.T) {
 	data, _ = json.Marshal(m)
 	os.WriteFile(metaPath, data, 0o644)
 	os.WriteFile(journals[0], nil, 0o644) // no header
-	s2, _ := open(t, dir)
-	defer s2.st.Close()
-	if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
-		t.Errorf("restored from the old format (-before +after):\n%s", d)
-	}
+	openSame(t, dir, want, "restored from the old format").st.Close()
 }
 
 // TestStateClockRecordWhileEventsAreDelivered: a clock change is journaled
@@ -972,14 +970,7 @@ func TestStateOfALargeHome(t *testing.T) {
 	if fi.Size() <= sim.MaxScriptSize {
 		t.Fatalf("home.bhv has %d bytes; want more than %d", fi.Size(), sim.MaxScriptSize)
 	}
-	s2, restored := open(t, dir)
-	defer s2.st.Close()
-	if !restored {
-		t.Fatal("nothing restored")
-	}
-	if d := cmp.Diff(want, ignoreDerived(view(t, s2))); d != "" {
-		t.Errorf("restored (-before +after):\n%s", d)
-	}
+	openSame(t, dir, want, "restored").st.Close()
 }
 
 // TestStateClosedTwiceAtOnce: two Close calls at once (a server's shutdown

@@ -124,7 +124,7 @@ func TestSimulatePNG(t *testing.T) {
 func TestSimulateErrors(t *testing.T) {
 	_, stderr, err := simulate(t, "testdata/morning.bhv", "testdata/malformed.bhv")
 	if err == nil || !strings.Contains(err.Error(), "testdata/malformed.bhv: line 4: ") {
-		t.Errorf("a script that does not parse: %v, want its file and line", err)
+		t.Errorf("a script that does not parse: %v (%s), want its file and line", err, stderr)
 	}
 	// An action that can never run fails when played, as in iCasa.
 	_, stderr, err = simulate(t, "testdata/morning.bhv", "testdata/broken.bhv")

@@ -114,6 +114,16 @@ func checkSubject(s string, wildcards bool) error {
 	if !wildcards && strings.ContainsAny(s, "*>") {
 		return invalidf("subject %q: no wildcard may be published to", s)
 	}
+	// The server answers a subscription to a subject with ">" before its
+	// last token with an error that closes the connection, and the client
+	// does not reconnect after it: every chain and home of the process
+	// would be cut from NATS.
+	tokens := strings.Split(s, ".")
+	for _, t := range tokens[:len(tokens)-1] {
+		if t == ">" {
+			return invalidf("subject %q: the wildcard > may only be the last token", s)
+		}
+	}
 	return nil
 }
 

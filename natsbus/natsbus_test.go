@@ -2,6 +2,7 @@ package natsbus_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net"
@@ -595,5 +596,35 @@ func TestServerOnAPortInUse(t *testing.T) {
 		if !strings.Contains(err.Error(), "address already in use") {
 			t.Errorf("StartServer(%+v) = %v, want the port's error", cfg, err)
 		}
+	}
+}
+
+// TestSubjectWithInnerFullWildcard: a nats-in whose subject has ">"
+// before its last token is refused when it is made. The server closes the
+// connection of a client that subscribes to such a subject, for good: the
+// subscription would cut every chain and home on the connection from NATS.
+func TestSubjectWithInnerFullWildcard(t *testing.T) {
+	_, nc := startNATS(t)
+	e, _ := engine(t, nc)
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, subject := range []string{"a.>.b", ">.a", "a.>.>", "a.b>.>.c"} {
+		_, err := ch.AddComponent(mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": subject})
+		if !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("nats-in on %q: %v, want an invalid-property error", subject, err)
+		}
+	}
+	for _, subject := range []string{"a.>", ">", "a.b>.c", "a.*.>"} {
+		if _, err := ch.AddComponent(mediation.KindAdapter, natsbus.NATSIn, "ok", map[string]any{"subject": subject}); err != nil {
+			t.Errorf("nats-in on %q: %v", subject, err)
+		}
+		if err := ch.RemoveComponent(mediation.KindAdapter, "ok"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !nc.IsConnected() {
+		t.Error("the connection was closed")
 	}
 }

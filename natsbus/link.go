@@ -161,6 +161,9 @@ const (
 	outboxMax  = 1 << 18
 	batchMax   = 1024      // messages per batch
 	batchBytes = 256 << 10 // bytes per batch, about
+	// batchHeaderRoom is what a batch leaves of the server's max_payload
+	// for its headers.
+	batchHeaderRoom = 128
 )
 
 // publisher publishes what Send queued, in order, until the link closes.
@@ -226,16 +229,26 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 		l.c.nc.PublishMsg(msg)
 		buf, n = buf[:0], 0
 	}
+	// A batch must stay within the server's max_payload (1MB by default),
+	// or the whole of it is refused: a message that would take it past
+	// goes in the next one.
+	limit := int(l.c.nc.MaxPayload()) - batchHeaderRoom
 	for _, m := range ms {
+		mark := len(buf)
 		if n == 0 {
 			buf = append(buf, '[') // appendBatchItem puts a comma after it
 		}
 		next, err := appendBatchItem(buf, m)
 		if err != nil {
-			if n == 0 {
-				buf = buf[:0]
-			}
+			buf = buf[:mark]
 			continue // content that is not JSON cannot travel
+		}
+		if n > 0 && limit > 0 && len(next)+1 > limit {
+			buf = next[:mark]
+			flush()
+			if next, err = appendBatchItem(append(buf, '['), m); err != nil {
+				continue
+			}
 		}
 		buf = next
 		n++

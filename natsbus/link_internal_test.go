@@ -1,0 +1,69 @@
+package natsbus
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// TestBatchWithinMaxPayload: a batch of the nats linker is never larger
+// than the server takes (a NATS server's default max_payload is 1MB),
+// whatever the sizes of the messages waiting: small ones followed by a
+// large one all arrive, rather than the whole batch being refused.
+func TestBatchWithinMaxPayload(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	got := make(chan mediation.Message, 1024)
+	c := &Chains{nc: nc}
+	link, err := c.newLink(map[string]any{"subject": "big.batch"}, mediation.ReceiverFunc(func(m mediation.Message) error {
+		got <- m
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := link.(*natsLink)
+	l.Start()
+	t.Cleanup(func() { l.Close() })
+
+	max := int(nc.MaxPayload())
+	var ms []mediation.Message
+	for range 200 {
+		ms = append(ms, mediation.Message{Content: strings.Repeat("s", 1000), Properties: map[string]any{}})
+	}
+	// Each fits in a NATS message of its own.
+	ms = append(ms, mediation.Message{Content: strings.Repeat("L", max-10_000), Properties: map[string]any{}})
+	ms = append(ms, mediation.Message{Content: strings.Repeat("L", max/2), Properties: map[string]any{}})
+	ms = append(ms, mediation.Message{Content: strings.Repeat("L", max/2), Properties: map[string]any{}})
+	ms = append(ms, mediation.Message{Content: "last", Properties: map[string]any{}})
+	l.publishCore(ms)
+	// Core NATS keeps the publisher's order: once "last" is here, every
+	// message before it that was delivered is here too.
+	n := 0
+	for m := range got {
+		n++
+		if m.Content == "last" {
+			break
+		}
+	}
+	if n != len(ms) {
+		t.Errorf("received %d messages of %d", n, len(ms))
+	}
+}

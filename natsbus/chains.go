@@ -32,6 +32,11 @@ const (
 // has taken already: delivered twice, or published again with its id.
 const DefaultDedupWindow = 100_000
 
+// publishAckTimeout is how long the nats linker waits for JetStream's
+// acknowledgement of a message before publishing it again: one lost with
+// the connection never comes.
+const publishAckTimeout = 5 * time.Second
+
 // Chains gives a mediation engine the nats-in and nats-out adapters and the
 // nats linker, over one NATS connection. Create it with [AttachEngine]. The
 // adapters and links unsubscribe when they are removed or their engine
@@ -52,7 +57,7 @@ type Chains struct {
 // for the in-process queue). It fails when the registry already has those
 // names.
 func AttachEngine(engine *mediation.Engine, nc *nats.Conn) (*Chains, error) {
-	js, err := jetstream.New(nc)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ const maxPending = 10_000
 // id), "durable" (the consumer's name; default derived from the subject)
 // and "dedup-window". Other "jms.*" properties are accepted and ignored.
 func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation.Link, error) {
-	l := &natsLink{c: c, to: to, role: RoleBoth}
+	l := &natsLink{c: c, to: to, role: RoleBoth, done: make(chan struct{})}
 	window := DefaultDedupWindow
 	for k, v := range props {
 		s, _ := v.(string)
@@ -124,6 +124,7 @@ type natsLink struct {
 	wake     chan struct{}       // wakes the publisher; nil until the first Send
 	flushed  chan struct{}       // closed when the publisher ends
 	room     chan struct{}       // closed when the outbox has room again
+	done     chan struct{}       // closed by Close: the publisher stops waiting
 }
 
 // Send hands m to the link's publisher goroutine; it never blocks. Past
@@ -266,8 +267,14 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 // acknowledgement, publishing again (with the same id, so JetStream keeps
 // one) what failed, until the link closes.
 func (l *natsLink) publishJS(ms []mediation.Message) {
-	if err := l.ensureStream(); err != nil {
-		return
+	// Until the stream exists nothing can be stored: wait for it (NATS
+	// may be down) rather than drop what was sent.
+	for l.ensureStream() != nil {
+		select {
+		case <-l.done:
+			return
+		case <-time.After(time.Second):
+		}
 	}
 	todo := make([]*nats.Msg, 0, len(ms))
 	for _, m := range ms {
@@ -286,11 +293,16 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			}
 			futures = append(futures, f)
 		}
+		// An acknowledgement lost with the connection never comes: the
+		// future fails after publishAckTimeout and the message is
+		// published again. Close does not wait for either.
 		for _, f := range futures {
 			select {
 			case <-f.Ok():
 			case <-f.Err():
 				failed = append(failed, f.Msg())
+			case <-l.done:
+				return
 			}
 		}
 		todo = failed
@@ -298,6 +310,8 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			select {
 			case <-l.c.js.PublishAsyncComplete():
 			case <-time.After(100 * time.Millisecond):
+			case <-l.done:
+				return
 			}
 		}
 	}
@@ -319,6 +333,13 @@ func (l *natsLink) ensureStream() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	go func() { // Close ends the wait
+		select {
+		case <-l.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	if err := l.c.ensureStream(ctx, l.stream, l.subject); err != nil {
 		return err
 	}
@@ -513,6 +534,9 @@ func (l *natsLink) Len() int {
 func (l *natsLink) Close() int {
 	l.Stop()
 	l.mu.Lock()
+	if !l.closed {
+		close(l.done)
+	}
 	l.closed = true
 	n := len(l.pending) + len(l.outbox)
 	l.pending, l.outbox = nil, nil

@@ -67,3 +67,61 @@ func TestBatchWithinMaxPayload(t *testing.T) {
 		t.Errorf("received %d messages of %d", n, len(ms))
 	}
 }
+
+// TestCloseWhileJetStreamIsDown: a JetStream nats link whose message waits
+// for its acknowledgement when the NATS server goes away closes at once.
+// The acknowledgement never comes: the publisher used to wait for it for
+// ever, and Close (and so the engine's, and the server's shutdown) with it.
+func TestCloseWhileJetStreamIsDown(t *testing.T) {
+	s, err := StartServer(ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Shutdown)
+	disconnected := make(chan struct{})
+	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.DisconnectErrHandler(func(*nats.Conn, error) { close(disconnected) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	e := mediation.NewEngine(mediation.Config{})
+	t.Cleanup(func() { e.Close() })
+	c, err := AttachEngine(e, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan mediation.Message, 16)
+	link, err := c.newLink(map[string]any{"subject": "down.c", "stream": "DOWN"}, mediation.ReceiverFunc(func(m mediation.Message) error {
+		got <- m
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := link.(*natsLink)
+	l.Start()
+	if err := l.Send(mediation.Message{Content: 1.0, Properties: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	<-got // the stream exists and the link works
+	s.Shutdown()
+	<-disconnected
+	if err := l.Send(mediation.Message{Content: 2.0, Properties: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	hang := time.After(30 * time.Second)
+	for tick := time.NewTicker(time.Millisecond); c.js.PublishAsyncPending() == 0; {
+		select {
+		case <-tick.C:
+		case <-hang:
+			t.Fatal("the message is never published")
+		}
+	}
+	closed := make(chan struct{})
+	go func() { l.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-hang:
+		t.Fatal("Close hangs while the acknowledgement of a message is awaited")
+	}
+}

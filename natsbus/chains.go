@@ -276,9 +276,11 @@ func (in *natsIn) Announce(mediation.Emitter) error {
 		if err == nil {
 			err = in.sub.SetPendingLimits(1<<20, 256<<20)
 		}
-		if err == nil {
+		if err == nil && in.c.nc.IsConnected() {
 			// Once the server has the subscription, what is published is
-			// delivered; not before.
+			// delivered; not before. Disconnected, the subscription is
+			// made again on reconnection, nothing is delivered meanwhile,
+			// and waiting would hold the chain's lock for the timeout.
 			err = in.c.nc.FlushTimeout(5 * time.Second)
 		}
 		return err

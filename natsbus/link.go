@@ -398,7 +398,9 @@ func (l *natsLink) Start() {
 		}
 		sub.SetPendingLimits(1<<20, 256<<20)
 		l.sub = sub
-		l.c.nc.FlushTimeout(5 * time.Second) // the server has the subscription
+		if l.c.nc.IsConnected() { // disconnected, the reconnection subscribes
+			l.c.nc.FlushTimeout(5 * time.Second) // the server has the subscription
+		}
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -626,5 +627,50 @@ func TestSubjectWithInnerFullWildcard(t *testing.T) {
 	}
 	if !nc.IsConnected() {
 		t.Error("the connection was closed")
+	}
+}
+
+// TestNATSInStartsWhileDisconnected: a chain with nats-in adapters starts
+// at once while NATS is down, and they take in once it is back. Each
+// used to wait for its flush to time out (5s), holding the chain's lock,
+// and count an error.
+func TestNATSInStartsWhileDisconnected(t *testing.T) {
+	s, _ := startNATS(t)
+	addr := strings.TrimPrefix(s.URL(), "nats://")
+	disconnected, reconnected := make(chan struct{}), make(chan struct{})
+	var once1, once2 sync.Once
+	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(10*time.Millisecond),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { once1.Do(func() { close(disconnected) }) }),
+		nats.ReconnectHandler(func(*nats.Conn) { once2.Do(func() { close(reconnected) }) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	e, sink := engine(t, nc)
+	s.Shutdown()
+	<-disconnected
+	ch := build(t, e, "c", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "back"}},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	info, err := ch.Component("in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Counters.Errors != 0 {
+		t.Errorf("starting while disconnected counted %d errors", info.Counters.Errors)
+	}
+	s2, err := natsbus.StartServer(natsbus.ServerConfig{Addr: addr, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Shutdown()
+	<-reconnected
+	pub := connect(t, s2.URL())
+	if err := pub.Publish("back", []byte(`"again"`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, sink, 1); got[0].Content != "again" {
+		t.Errorf("received %v", got[0].Content)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -132,6 +133,23 @@ func checkSubject(s string, wildcards bool) error {
 	return nil
 }
 
+// maxNameLength is the longest stream or consumer name JetStream takes.
+const maxNameLength = 255
+
+// checkName validates the value of property prop naming a JetStream stream
+// or durable consumer (empty: none): JetStream refuses names with
+// whitespace, '.', '*', '>', '/' or '\', or longer than 255 bytes, and
+// the refusal, coming as the chain starts, would only be counted.
+func checkName(prop, v string) error {
+	if v == "" {
+		return nil
+	}
+	if len(v) > maxNameLength || strings.ContainsAny(v, " \t\r\n\f.*>/\\") || strings.ContainsFunc(v, unicode.IsControl) {
+		return invalidf("property %q %q: want at most %d bytes without whitespace, control characters, '.', '*', '>', '/' or '\\'", prop, v, maxNameLength)
+	}
+	return nil
+}
+
 // ensureStream makes sure the stream name exists, capturing subject: it is
 // created, with file storage, when it does not.
 func (c *Chains) ensureStream(ctx context.Context, name, subject string) error {
@@ -219,6 +237,12 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 	}
 	if in.durable != "" && in.stream == "" {
 		return nil, invalidf("property \"durable\" needs a \"stream\"")
+	}
+	if err := checkName("stream", in.stream); err != nil {
+		return nil, err
+	}
+	if err := checkName("durable", in.durable); err != nil {
+		return nil, err
 	}
 	if in.stream != "" && in.queue != "" {
 		return nil, invalidf("a JetStream consumer takes no queue group: consumers sharing a durable name share its messages")
@@ -420,6 +444,9 @@ func (c *Chains) newOut(props map[string]any, _ mediation.Env) (any, error) {
 		return nil, err
 	}
 	if o.stream, err = str(props, "stream"); err != nil {
+		return nil, err
+	}
+	if err := checkName("stream", o.stream); err != nil {
 		return nil, err
 	}
 	switch v := props["jetstream"].(type) {

@@ -2,6 +2,8 @@ package natsbus
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -57,10 +59,18 @@ func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation
 				return nil, invalidf("nats linker role %v: want both, send or receive", v)
 			}
 			l.role = s
-		case "stream":
-			l.stream = s
-		case "durable":
-			l.durable = s
+		case "stream", "durable":
+			if _, ok := v.(string); !ok {
+				return nil, invalidf("nats linker property %q must be a string", k)
+			}
+			if err := checkName(k, s); err != nil {
+				return nil, invalidf("nats linker: %v", err)
+			}
+			if k == "stream" {
+				l.stream = s
+			} else {
+				l.durable = s
+			}
 		case "dedup-window":
 			n, err := intProp(props, k, DefaultDedupWindow, 0, 10_000_000)
 			if err != nil {
@@ -88,6 +98,10 @@ func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation
 	if l.stream != "" {
 		if l.durable == "" {
 			l.durable = "pervasim-" + escape(l.subject)
+			if len(l.durable) > maxNameLength { // JetStream would refuse it
+				sum := sha256.Sum256([]byte(l.subject))
+				l.durable = "pervasim-" + hex.EncodeToString(sum[:])
+			}
 		}
 		l.dedup = newSeen(window)
 	}

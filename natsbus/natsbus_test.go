@@ -674,3 +674,54 @@ func TestNATSInStartsWhileDisconnected(t *testing.T) {
 		t.Errorf("received %v", got[0].Content)
 	}
 }
+
+// TestJetStreamNamesChecked: a stream or durable name JetStream refuses is
+// refused when the component or binding is made, with 400, rather than
+// accepted and then failing without a word as the chain starts (a nats
+// link then neither stored nor delivered anything); a long subject's
+// default durable name is one JetStream takes.
+func TestJetStreamNamesChecked(t *testing.T) {
+	_, nc := startNATS(t)
+	e, sink := engine(t, nc)
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "s.a", "stream": "bad.name"}},
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "s.a", "stream": "S", "durable": "d>"}},
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "s.a", "stream": strings.Repeat("S", 256)}},
+		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "s.a", "stream": "a/b"}},
+	} {
+		if _, err := ch.AddComponent(c.kind, c.typ, c.id, c.props); !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("%s %v: %v, want an invalid-property error", c.typ, c.props, err)
+		}
+	}
+	for _, c := range []comp{{mediation.KindAdapter, "rest-in", "a", nil}, {mediation.KindAdapter, "sink", "b", nil}} {
+		if _, err := ch.AddComponent(c.kind, c.typ, c.id, c.props); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, props := range []map[string]any{
+		{"subject": "s.b", "stream": "bad.name"},
+		{"subject": "s.b", "stream": 5.0},
+		{"subject": "s.b", "stream": "S", "durable": "d x"},
+	} {
+		if _, err := ch.Bind("a:out", "b:in", "nats", props); !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("nats binding %v: %v, want an invalid-property error", props, err)
+		}
+	}
+	long := strings.Repeat("ab.", 100) + "c"
+	if _, err := ch.Bind("a:out", "b:in", "nats", map[string]any{"subject": long, "stream": "LONG"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Send("a", mediation.Message{Content: "over a long subject"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := receive(t, sink, 1); got[0].Content != "over a long subject" {
+		t.Errorf("received %v", got[0].Content)
+	}
+}

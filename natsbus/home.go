@@ -1,6 +1,8 @@
 package natsbus
 
 import (
+	"encoding/json"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -64,18 +66,24 @@ func PublishHomeWith(nc *nats.Conn, prefix, name string, home *sim.Home, update 
 	base := prefix + "." + name
 	sub, err := nc.Subscribe(base+".devices.*.set", func(msg *nats.Msg) {
 		tokens := strings.Split(msg.Subject, ".")
-		id, err := unescape(tokens[len(tokens)-2])
-		if err != nil {
-			return
+		token := tokens[len(tokens)-2]
+		var status int
+		var reply []byte
+		if id, err := unescape(token); err != nil {
+			// Answered as REST answers a bad request, rather than left
+			// without an answer (a requester would wait for its timeout).
+			status = http.StatusBadRequest
+			reply, _ = json.Marshal(map[string]string{"error": "device id " + err.Error(), "code": "invalid"})
+		} else {
+			status, reply = update(id, msg.Data)
 		}
-		status, reply := update(id, msg.Data)
 		if msg.Reply != "" {
 			r := &nats.Msg{Subject: msg.Reply, Data: reply, Header: nats.Header{HeaderStatus: {strconv.Itoa(status)}}}
 			nc.PublishMsg(r)
 			return
 		}
 		if status != 200 {
-			nc.Publish(base+".devices."+escape(id)+".error", reply)
+			nc.Publish(base+".devices."+token+".error", reply)
 		}
 	})
 	if err != nil {

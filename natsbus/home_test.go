@@ -151,3 +151,33 @@ func TestHomeOverMQTT(t *testing.T) {
 		}
 	}
 }
+
+// TestDeviceRequestWithBadEscape: a device request whose id token is no
+// valid %XX escape is answered 400, as any other bad request, rather than
+// left without an answer (the requester waited for its timeout, an MQTT
+// client got no error).
+func TestDeviceRequestWithBadEscape(t *testing.T) {
+	_, nc := startNATS(t)
+	homeOnNATS(t, nc)
+	errs := make(chan *nats.Msg, 1)
+	sub, err := nc.ChanSubscribe("pervasim.lab.devices.*.error", errs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	reply, err := nc.Request("pervasim.lab.devices.%ZZ.set", []byte(`{}`), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := reply.Header.Get(natsbus.HeaderStatus); s != "400" {
+		t.Errorf("status %s (%s), want 400", s, reply.Data)
+	}
+	if err := nc.Publish("pervasim.lab.devices.lamp%2.set", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	m := <-errs
+	var e struct{ Code string }
+	if json.Unmarshal(m.Data, &e); m.Subject != "pervasim.lab.devices.lamp%2.error" || e.Code != "invalid" {
+		t.Errorf("error %s on %s", m.Data, m.Subject)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 
@@ -59,7 +60,19 @@ type DeviceUpdater func(id string, body []byte) (status int, reply []byte)
 // PublishHomeWith is PublishHome with the device updates applied by
 // update: a server with durable state passes one that journals the change
 // first, as it does REST changes.
+//
+// Events are published in order on a goroutine of their own, so that a NATS
+// server that stalls holds up no change of the home. While it does, up to
+// 64 MiB of events wait; past that they are dropped: a gap in the events'
+// ids (the "id" of their JSON, one more for every change) tells a
+// subscriber it missed some.
 func PublishHomeWith(nc *nats.Conn, prefix, name string, home *sim.Home, update DeviceUpdater) (stop func(), err error) {
+	return publishHome(nc, prefix, name, home, update, publishQueueBytes)
+}
+
+// publishHome is PublishHomeWith with at most limit bytes of events
+// waiting.
+func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update DeviceUpdater, limit int) (stop func(), err error) {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
@@ -89,11 +102,100 @@ func PublishHomeWith(nc *nats.Conn, prefix, name string, home *sim.Home, update 
 	if err != nil {
 		return nil, err
 	}
+	pub := newEventPublisher(nc, limit)
 	end := home.Observe(func(e sim.Event) {
-		nc.Publish(HomeSubject(prefix, name, e), httpapi.EventJSON(e))
+		pub.add(HomeSubject(prefix, name, e), httpapi.EventJSON(e))
 	})
 	return func() {
 		end()
 		sub.Unsubscribe()
+		pub.close()
 	}, nil
+}
+
+// publishQueueBytes bounds the events of one home waiting for NATS.
+const publishQueueBytes = 64 << 20
+
+// eventPublisher publishes a home's events, in order, on a goroutine of
+// its own. A NATS server that stalls (connected, but not reading) makes
+// nc.Publish wait until the connection's flusher timeout (a minute by
+// default) once the socket's buffers are full; published on the goroutine
+// that made the change, that wait held up REST changes and the simulation
+// itself. Events wait in a queue bounded by bytes instead: past the bound
+// they are dropped, as an event stream drops a client that cannot keep up.
+// A healthy connection drains the queue as fast as it fills. It is safe for
+// concurrent use.
+type eventPublisher struct {
+	nc    *nats.Conn
+	limit int
+	wake  chan struct{} // holds one token while the queue is not empty
+
+	mu     sync.Mutex
+	queue  []pendingEvent
+	bytes  int
+	closed bool
+}
+
+type pendingEvent struct {
+	subject string
+	data    []byte
+}
+
+func newEventPublisher(nc *nats.Conn, limit int) *eventPublisher {
+	p := &eventPublisher{nc: nc, limit: limit, wake: make(chan struct{}, 1)}
+	go p.run()
+	return p
+}
+
+// add queues one event, or drops it when the queue is full.
+func (p *eventPublisher) add(subject string, data []byte) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	if p.bytes+len(subject)+len(data) > p.limit {
+		return
+	}
+	p.queue = append(p.queue, pendingEvent{subject, data})
+	p.bytes += len(subject) + len(data)
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run publishes what was queued, in order, until close; what was queued
+// before close is still published.
+func (p *eventPublisher) run() {
+	var batch []pendingEvent
+	for range p.wake {
+		p.mu.Lock()
+		batch, p.queue = p.queue, batch[:0]
+		p.bytes = 0
+		closed := p.closed
+		p.mu.Unlock()
+		for i, e := range batch {
+			p.nc.Publish(e.subject, e.data)
+			batch[i] = pendingEvent{}
+		}
+		if closed {
+			return
+		}
+	}
+}
+
+// close stops taking events; those queued are still published. It does
+// not wait for them: a stalled server would hold it up.
+func (p *eventPublisher) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.closed = true
+	select {
+	case p.wake <- struct{}{}:
+	default:
+	}
 }

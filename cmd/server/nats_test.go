@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"os/exec"
@@ -485,5 +486,57 @@ func TestStoppedHomeLeavesNothingOnNATS(t *testing.T) {
 			t.Fatalf("the second home's member of the queue group got %d of 50", len(ms))
 		}
 		runtime.Gosched()
+	}
+}
+
+// lineWriter hands each write (one log record) on lines.
+type lineWriter struct{ lines chan string }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w.lines <- string(p)
+	return len(p), nil
+}
+
+// waitForLine reads records until one contains want.
+func waitForLine(t *testing.T, lines chan string, want string) {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l := <-lines:
+			if strings.Contains(l, want) {
+				return
+			}
+		case <-timeout:
+			t.Fatalf("nothing logged with %q", want)
+		}
+	}
+}
+
+// TestNATSConnectionLogged: the server says when its NATS connection is
+// lost and when it is back; it used to say nothing, and chains and homes
+// stopped reaching NATS without a trace.
+func TestNATSConnectionLogged(t *testing.T) {
+	srv, err := natsbus.StartServer(natsbus.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := strings.TrimPrefix(srv.URL(), "nats://")
+	lines := make(chan string, 64)
+	nc, _, stop, err := connectNATS(options{natsURL: srv.URL()}, slog.New(slog.NewTextHandler(lineWriter{lines}, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	srv.Shutdown()
+	waitForLine(t, lines, "NATS connection lost")
+	srv, err = natsbus.StartServer(natsbus.ServerConfig{Addr: addr, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Shutdown()
+	waitForLine(t, lines, "NATS connection back")
+	if !nc.IsConnected() {
+		t.Error("not connected")
 	}
 }

@@ -245,7 +245,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "warning: %s %s is reachable from other machines and has no authentication: anyone who can reach it can read the homes' events, set devices and join chains\n", a.flag, a.addr)
 		}
 	}
-	nc, natsLines, stopNATS, err := connectNATS(o)
+	nc, natsLines, stopNATS, err := connectNATS(o, cmp.Or(logger, slog.New(slog.NewTextHandler(stderr, nil))))
 	if err != nil {
 		return err
 	}
@@ -397,8 +397,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // connectNATS starts the embedded NATS server or connects to the one of
 // -nats-url, as the flags ask, and says where it is in lines to print;
 // without either flag it returns no connection. stop closes the connection and stops the
-// server.
-func connectNATS(o options) (nc *nats.Conn, lines string, stop func(), err error) {
+// server. What befalls the connection later (lost, back, closed for good,
+// an error the server sent) is logged on log.
+func connectNATS(o options, log *slog.Logger) (nc *nats.Conn, lines string, stop func(), err error) {
 	if o.natsAddr == "" && o.natsURL == "" {
 		return nil, "", func() {}, nil
 	}
@@ -415,7 +416,26 @@ func connectNATS(o options) (nc *nats.Conn, lines string, stop func(), err error
 		}
 		url = srv.URL()
 	}
-	nc, err = nats.Connect(url, append(opts, nats.Name("pervasim"), nats.MaxReconnects(-1))...)
+	opts = append(opts, nats.Name("pervasim"), nats.MaxReconnects(-1),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			log.Warn("NATS connection lost; reconnecting", "err", err)
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			log.Info("NATS connection back", "url", nc.ConnectedUrlRedacted())
+		}),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			if err := nc.LastError(); err != nil {
+				log.Error("NATS connection closed for good: chains and homes no longer reach NATS until a restart", "err", err)
+			}
+		}),
+		nats.ErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+			if sub != nil {
+				log.Warn("NATS", "subject", sub.Subject, "err", err)
+			} else {
+				log.Warn("NATS", "err", err)
+			}
+		}))
+	nc, err = nats.Connect(url, opts...)
 	if err != nil {
 		if srv != nil {
 			srv.Shutdown()

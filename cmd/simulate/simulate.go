@@ -178,17 +178,21 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	var events *bufio.Writer
 	nEvents := 0
 	if o.events != "" {
-		w, closeFn, err := output(o.events, stdout)
-		if err != nil {
-			return err
+		// No := here: the deferred function must set run's own err, or a
+		// write that failed (a full disk) would exit 0 with the events cut.
+		var w io.Writer
+		var closeFn func() error
+		if w, closeFn, err = output(o.events, stdout); err != nil {
+			return fmt.Errorf("-events: %w", err)
 		}
 		events = bufio.NewWriterSize(w, 1<<16)
 		defer func() {
-			if ferr := events.Flush(); err == nil {
-				err = ferr
+			ferr := events.Flush()
+			if cerr := closeFn(); ferr == nil {
+				ferr = cerr
 			}
-			if cerr := closeFn(); err == nil {
-				err = cerr
+			if ferr != nil {
+				err = errors.Join(err, fmt.Errorf("-events: %w", ferr))
 			}
 		}()
 		stop := home.Observe(func(e sim.Event) {

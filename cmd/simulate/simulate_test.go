@@ -400,3 +400,18 @@ func TestSimulateEndOfTime(t *testing.T) {
 }
 
 func lines(b []byte) []string { return strings.Split(strings.TrimSpace(string(b)), "\n") }
+
+// failingWriter refuses every write, as a full disk does.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestSimulateEventsWriteError checks that events that could not be
+// written make the run fail, rather than exit 0 with the log cut short.
+func TestSimulateEventsWriteError(t *testing.T) {
+	var errb bytes.Buffer
+	err := run([]string{"-events", "-", "testdata/morning.bhv"}, failingWriter{}, &errb)
+	if err == nil || !strings.Contains(err.Error(), "-events: no space left on device") {
+		t.Fatalf("run = %v, want the -events write error", err)
+	}
+}

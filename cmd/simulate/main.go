@@ -8,18 +8,30 @@
 // The scripts play one after the other in one home, from the first one's
 // start date (or -start). The same inputs give byte-identical outputs. It
 // exits with status 1 on any error (a script that does not parse, an action
-// that fails: each named by file and line), 0 otherwise.
+// that fails: each named by file and line), 0 otherwise. Ctrl-C (or
+// SIGTERM) stops the run early, writes the outputs up to that instant and
+// exits with status 1.
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	// Ctrl-C or SIGTERM ends the run at its next step, with its outputs
+	// written as far as it got; a second one kills it at once.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	if err := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "simulate:", err)
 			os.Exit(1)

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -161,7 +162,18 @@ func loadChains(engine *mediation.Engine, paths []string, placeholders bool) err
 	return nil
 }
 
-func run(args []string, stdout, stderr io.Writer) (err error) {
+func run(args []string, stdout, stderr io.Writer) error {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// errInterrupted is the error of a run whose context was cancelled (by
+// Ctrl-C or SIGTERM): what was played until then is written.
+var errInterrupted = errors.New("interrupted")
+
+// runContext is run, stopping early, between two steps of -every, when
+// ctx is done: the outputs then hold the run up to that instant, the CSV
+// and the plot as complete files and the events as whole lines.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	o, err := parseFlags(args, stderr)
 	if err != nil {
 		return err
@@ -306,6 +318,10 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		for done := time.Duration(0); done < total; {
+			if ctx.Err() != nil {
+				progress.finish()
+				return fmt.Errorf("%w at %s: the outputs hold the run until then", errInterrupted, home.Now().In(loc).Format(time.DateTime))
+			}
 			step := min(o.every, total-done)
 			if err := home.Advance(step); err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -413,5 +414,41 @@ func TestSimulateEventsWriteError(t *testing.T) {
 	err := run([]string{"-events", "-", "testdata/morning.bhv"}, failingWriter{}, &errb)
 	if err == nil || !strings.Contains(err.Error(), "-events: no space left on device") {
 		t.Fatalf("run = %v, want the -events write error", err)
+	}
+}
+
+// TestSimulateInterrupted checks that a run stopped early (Ctrl-C) still
+// writes what it played: a CSV with its header and rows, events as whole
+// lines, a plot; and leaves no spool file behind.
+func TestSimulateInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", dir) // the CSV's spool file goes here
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := func(name string) string { return filepath.Join(dir, name) }
+	var errb bytes.Buffer
+	err := runContext(ctx, []string{"-for", "24h", "-events", out("e.jsonl"), "-csv", out("d.csv"), "-plot", out("d.svg"),
+		"testdata/morning.bhv"}, io.Discard, &errb)
+	if !errors.Is(err, errInterrupted) {
+		t.Fatalf("run = %v, want it interrupted", err)
+	}
+	csv, _ := os.ReadFile(out("d.csv"))
+	if rows := lines(csv); len(rows) < 2 || !strings.HasPrefix(rows[0], "time,") {
+		t.Errorf("CSV of an interrupted run = %q, want its header and the rows sampled", csv)
+	}
+	events, _ := os.ReadFile(out("e.jsonl"))
+	if len(events) == 0 || events[len(events)-1] != '\n' {
+		t.Errorf("events of an interrupted run = %q, want whole lines", events)
+	}
+	if svg, _ := os.ReadFile(out("d.svg")); !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("plot of an interrupted run is not an SVG: %.100q", svg)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 3 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("files left = %v, want only the three outputs", names)
 	}
 }

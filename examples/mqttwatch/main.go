@@ -1,6 +1,6 @@
 // Command mqttwatch is an MQTT client of a simulated home, as smart-home
 // software (Home Assistant, Node-RED) would be: it subscribes to the home's
-// topics, turns a lamp on by publishing on its set topic, prints the
+// topics, turns a lamp off and on by publishing on its set topic, prints the
 // events that follow, then sends an update the home refuses and prints the
 // error that comes back.
 //
@@ -63,13 +63,18 @@ func run(w io.Writer, addr, home, device string) error {
 	}
 	fmt.Fprintln(w, "subscribed to", topics)
 
+	// An update that changes nothing publishes no event: the lamp is
+	// turned off first, so that turning it on is seen even when a run
+	// before this one left it on. The home applies the two in order.
 	set := "pervasim/" + home + "/devices/" + device + "/set"
-	on := `{"properties":{"power_status":true}}`
-	fmt.Fprintln(w, "publish", on, "on", set)
-	if err := wait(c.Publish(set, 0, false, on)); err != nil {
-		return err
+	errTopic := "/devices/" + device + "/error"
+	for _, update := range []string{`{"properties":{"power_status":false}}`, `{"properties":{"power_status":true}}`} {
+		fmt.Fprintln(w, "publish", update, "on", set)
+		if err := wait(c.Publish(set, 0, false, update)); err != nil {
+			return err
+		}
 	}
-	if err := until(got, w, "/device-property-updated/"+device); err != nil {
+	if err := until(got, w, "/device-property-updated/"+device, errTopic, func(v any) bool { return v == true }); err != nil {
 		return err
 	}
 	bad := `{"state":"on fire"}`
@@ -77,11 +82,13 @@ func run(w io.Writer, addr, home, device string) error {
 	if err := wait(c.Publish(set, 0, false, bad)); err != nil {
 		return err
 	}
-	return until(got, w, "/devices/"+device+"/error")
+	return until(got, w, errTopic, "", nil)
 }
 
-// until prints what arrives until a topic ending in suffix has.
-func until(got <-chan mqtt.Message, w io.Writer, suffix string) error {
+// until prints what arrives until a topic ending in suffix has, with a
+// value that want accepts (any, when want is nil). A topic ending in
+// failSuffix (when not empty) is an error: the home refused the update.
+func until(got <-chan mqtt.Message, w io.Writer, suffix, failSuffix string, want func(any) bool) error {
 	timeout := time.After(20 * time.Second)
 	for {
 		select {
@@ -101,7 +108,10 @@ func until(got <-chan mqtt.Message, w io.Writer, suffix string) error {
 			default:
 				fmt.Fprintf(w, "  %s: %s = %v\n", m.Topic(), e.Property, e.Value)
 			}
-			if strings.HasSuffix(m.Topic(), suffix) {
+			if failSuffix != "" && strings.HasSuffix(m.Topic(), failSuffix) {
+				return fmt.Errorf("%s: %s", m.Topic(), e.Error)
+			}
+			if strings.HasSuffix(m.Topic(), suffix) && (want == nil || want(e.Value)) {
 				return nil
 			}
 		case <-timeout:

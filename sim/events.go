@@ -159,7 +159,9 @@ type pendingEvent struct {
 // stays deterministic under Advance. Call the returned stop to end the
 // observation; it is safe to call more than once. Called on another
 // goroutine than the one delivering, stop may return while an event already
-// on its way still reaches fn.
+// on its way still reaches fn. A panic in fn (or t.Fatal) reaches the caller
+// of the method that made the change, and the home stays usable; fn must
+// not be nil.
 func (h *Home) Observe(fn func(Event)) (stop func()) { return h.observe(fn, false) }
 
 // ObserveCurrent is like [Home.Observe], but fn first receives the home as
@@ -171,6 +173,9 @@ func (h *Home) Observe(fn func(Event)) (stop func()) { return h.observe(fn, fals
 func (h *Home) ObserveCurrent(fn func(Event)) (stop func()) { return h.observe(fn, true) }
 
 func (h *Home) observe(fn func(Event), current bool) (stop func()) {
+	if fn == nil {
+		panic("sim: Observe with a nil function")
+	}
 	o := &observer{fn: fn}
 	h.mu.Lock()
 	h.observers = append(h.observers, o)
@@ -214,7 +219,15 @@ func (h *Home) deliver() {
 		return
 	}
 	h.delivering = true
+	// An observer may panic, or end its goroutine (t.Fatal in a test):
+	// the lock is then not held, and must be taken again before it is
+	// released, or the home would be left delivering for good and the
+	// process die of "Unlock of unlocked RWMutex".
+	locked := true
 	defer func() {
+		if !locked {
+			h.mu.Lock()
+		}
 		h.delivering = false
 		h.mu.Unlock()
 	}()
@@ -224,12 +237,14 @@ func (h *Home) deliver() {
 		h.outbox = h.outbox[1:]
 		obs := slices.Clone(h.observers)
 		h.mu.Unlock()
+		locked = false
 		for _, o := range obs {
 			if p.only == nil || p.only == o {
 				o.fn(p.e)
 			}
 		}
 		h.mu.Lock()
+		locked = true
 	}
 	h.outbox = nil
 }

@@ -270,6 +270,7 @@ func (h *Home) shiftTimersLocked(d int64) {
 // but for the first run of a heat update made between two beats, or after a
 // period change, and for coalesced runs.
 func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
+	defer func() { h.pinned = false }() // also when a timer or an observer panicked
 	defer h.flushHeatLocked()
 	// s is the slot of the last timer run while it was a heat update and
 	// nothing was delivered: nothing can then have been scheduled before
@@ -307,21 +308,26 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 			s = nil
 		default:
 			h.flushHeatLocked()
-			h.mu.Unlock()
-			t.fire(h, at)
-			h.lockChange()
+			h.unlocked(func() { t.fire(h, at) })
 			s = nil
 		}
 		if len(h.outbox) > 0 && !h.delivering {
 			// Observers react at the timer's time, before later timers run.
 			h.flushHeatLocked()
-			h.mu.Unlock()
-			h.deliver()
-			h.lockChange()
+			h.unlocked(h.deliver)
 			s = nil
 		}
 		h.pinned = false
 	}
+}
+
+// unlocked calls f without the home's lock, which the caller holds, and
+// takes it again (as a change) when f returns, panics or ends its
+// goroutine, so that the caller's deferred unlock stays right.
+func (h *Home) unlocked(f func()) {
+	h.mu.Unlock()
+	defer h.lockChange()
+	f()
 }
 
 // Advance moves simulated time forward by d, running every timer that falls

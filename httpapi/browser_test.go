@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/sim"
@@ -508,5 +509,86 @@ func TestSimulatorLegendLoadingAndNames(t *testing.T) {
 		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("device-label-lamp")))
 		return err == nil && s == "Hall lamp", s
 	})
+	b.checkNoErrors(t)
+}
+
+// TestSimulatorPanelSavesOnlyEdits renames a device and a zone from their
+// panels: only the name changes. The panel shows numbers rounded and has no
+// input for an object, so sending back every field it shows would round a
+// lamp's level, zero a small variable and turn an object into text.
+func TestSimulatorPanelSavesOnlyEdits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 400, BottomY: 300,
+		Variables: map[string]float64{"Temperature": 293.123456, "Humidity": 0.00012}}))
+	x, y := 100, 100
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "iCasa.DimmerLight", PositionX: &x, PositionY: &y}))
+	must(t)(home.UpdateDevice("lamp", sim.DeviceUpdate{Properties: map[string]any{
+		"power_level": 0.123456,
+		"calibration": map[string]any{"gain": 1.5},
+		"channels":    []any{1.0, 2.0},
+	}}))
+	wantDevice, err := home.Device("lamp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantZone, err := home.Zone("hall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator"), chromedp.WaitVisible(byTestID("device-lamp"))); err != nil {
+		t.Fatalf("the plan did not render: %v", err)
+	}
+
+	rename := func(entity string, open chromedp.Action[chromedp.Void], name string) {
+		t.Helper()
+		field := byTestID(entity + "-name")
+		if err := chromedp.Do(ctx,
+			open,
+			chromedp.WaitVisible(byTestID(entity+"-panel")),
+			// SetValue fires input, as typing does (SetValue(field, "") would
+			// write "undefined": chromedp drops an empty argument).
+			chromedp.SetValue(field, name),
+			chromedp.Click(byTestID(entity+"-save")),
+		); err != nil {
+			t.Fatalf("renaming the %s: %v", entity, err)
+		}
+		eventually(t, ctx, entity+" saved", func() (bool, string) {
+			s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("panel-status")))
+			return err == nil && s == "Saved.", s
+		})
+	}
+
+	rename("device", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		return click(ctx, `[data-testid="device-lamp"] .icon`)
+	}), "Lamp")
+	got, err := home.Device("lamp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDevice.Name = "Lamp"
+	if diff := cmp.Diff(wantDevice.Properties, got.Properties); diff != "" || got.Name != "Lamp" {
+		t.Errorf("after renaming, the lamp is named %q; properties (-want +got):\n%s", got.Name, diff)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("prop-calibration")))
+	if err != nil || shown != `{"gain":1.5}` {
+		t.Errorf("the panel shows the object property as %q (%v), want its JSON", shown, err)
+	}
+
+	rename("zone", chromedp.Click(byTestID("zone-item-hall")), "Hall")
+	gotZone, err := home.Zone("hall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantZone.Variables, gotZone.Variables); diff != "" || gotZone.Name != "Hall" {
+		t.Errorf("after renaming, the zone is named %q; variables (-want +got):\n%s", gotZone.Name, diff)
+	}
 	b.checkNoErrors(t)
 }

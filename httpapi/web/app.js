@@ -794,6 +794,13 @@ function buildDeviceFields(form, d) {
   }
   for (const [name, v] of Object.entries(d.properties || {})) {
     if (known.has(name) || COMMON_PROPS.has(name)) continue;
+    // An object or an array has no input that could edit it: it is shown
+    // as JSON, read-only.
+    if (v !== null && typeof v === 'object') {
+      addField(props, { key: `prop:${name}`, testid: `prop-${name}`, label: name, readOnly: true,
+        get: (o) => o.properties?.[name], format: (x) => (x === undefined ? '–' : JSON.stringify(x)) });
+      continue;
+    }
     const type = typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string';
     addField(props, { key: `prop:${name}`, testid: `prop-${name}`, label: name, type, get: (o) => o.properties?.[name] });
   }
@@ -943,10 +950,15 @@ async function savePanel() {
   showError(p.error, null);
   setText(p.status, '');
   const body = {};
+  const sent = [];
   try {
     for (const [key, f] of p.fields) {
-      if (f.readOnly) continue;
+      // Only what the user edited is sent: a field shows its value rounded
+      // (or, for a value the input cannot hold, not at all), so sending the
+      // others back would overwrite the home with what the panel shows.
+      if (f.readOnly || !f.input.dataset.dirty) continue;
       const v = readField(f);
+      sent.push(f);
       if (same(v, f.get(obj))) continue;
       if (key.startsWith('prop:')) (body.properties ||= {})[key.slice(5)] = v;
       else if (key.startsWith('var:')) (body.variables ||= {})[key.slice(4)] = v;
@@ -966,12 +978,13 @@ async function savePanel() {
     return;
   }
   if (!Object.keys(body).length) {
+    for (const f of sent) delete f.input.dataset.dirty;
     setText(p.status, 'Nothing to save.');
     return;
   }
   try {
     const out = await api('PUT', `/${p.entity}s/${p.entity}/${enc(p.id)}`, body);
-    for (const f of p.fields.values()) delete f.input.dataset.dirty;
+    for (const f of sent) delete f.input.dataset.dirty;
     if (p.addVar) for (const i of p.addVar.querySelectorAll('input')) i.value = '';
     store(p.entity, out);
     if (panel === p) {

@@ -478,6 +478,40 @@ func TestSimulatorWithToken(t *testing.T) {
 	b.checkNoErrors(t)
 }
 
+// TestSimulatorWithoutToken opens the house plan of a server started with a
+// token without giving it, then with a wrong one: the page says that it
+// needs the token and where to find it, rather than "Loading the home…" and
+// "Disconnected" for ever.
+func TestSimulatorWithoutToken(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	srv, stop := serveConfig(t, httpapi.Config{Home: sim.MustNew(sim.Config{}), Token: "tok-123"})
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	for _, c := range []struct{ hash, conn, says string }{
+		{"", "Needs a token", "This server needs a token"},
+		{"#token=wrong", "Token refused", "The server refused this tab’s token"},
+	} {
+		// about:blank first: a change of the fragment alone loads nothing.
+		if err := chromedp.Do(ctx, chromedp.Navigate("about:blank"), chromedp.Navigate(srv.URL+"/simulator"+c.hash)); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, "the page says why it shows nothing", func() (bool, string) {
+			conn, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("connection")))
+			if err != nil {
+				return false, err.Error()
+			}
+			plan, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("plan-empty")))
+			return err == nil && strings.Contains(conn, c.conn) && strings.HasPrefix(plan, c.says) &&
+				strings.Contains(plan, "/simulator#token="), fmt.Sprintf("%q %q %v", conn, plan, err)
+		})
+	}
+	b.checkNoErrors(t)
+}
+
 // TestSimulatorLegendLoadingAndNames: the legend explains each colour, an
 // empty home says so once loaded (not while loading), and a device names
 // itself on hover.

@@ -91,6 +91,7 @@ const ui = {
   syncing: false,     // a full re-fetch is under way
   buffered: [],       // events received meanwhile
   source: null,       // the EventSource
+  problem: '',        // why the page cannot read the home, such as a missing token
 };
 
 // ---------------------------------------------------------------- helpers
@@ -254,7 +255,7 @@ function computeViewBox() {
   setAttr(plan, 'viewBox', vb.map((v) => Math.round(v * 100) / 100).join(' '));
   const empty = $('#plan-empty');
   empty.style.display = model.zones.size ? 'none' : '';
-  setText(empty, ui.loaded ? 'No zones yet: add one from the side panel.' : 'Loading the home…');
+  setText(empty, ui.problem || (ui.loaded ? 'No zones yet: add one from the side panel.' : 'Loading the home…'));
   setAttr(empty, 'x', vb[0] + vb[2] / 2);
   setAttr(empty, 'y', vb[1] + vb[3] / 2);
   setAttr(empty, 'font-size', 16 * ui.unit);
@@ -1336,17 +1337,40 @@ function connect() {
   const es = new EventSource(`${ROOT}/events${TOKEN ? `?access_token=${encodeURIComponent(TOKEN)}` : ''}`);
   ui.source = es;
   es.addEventListener('open', () => {
+    ui.problem = '';
+    $('#conn').title = '';
     setConnection('live', 'Live');
     refetchAll();
   });
   es.addEventListener('error', () => {
-    if (es.readyState === EventSource.CLOSED) setConnection('closed', 'Disconnected');
-    else setConnection('connecting', 'Reconnecting…');
+    if (es.readyState === EventSource.CLOSED) {
+      setConnection('closed', 'Disconnected');
+      explainClosed(es);
+    } else {
+      setConnection('connecting', 'Reconnecting…');
+    }
   });
   for (const t of EVENT_TYPES) es.addEventListener(t, onEvent);
   es.addEventListener('message', onEvent);
   // Reconnected too late for the server to replay what was missed.
   es.addEventListener('reset', () => refetchAll());
+}
+
+// explainClosed asks the server why the event stream es was refused (an
+// EventSource only says that it was) and, for a missing or wrong token, tells
+// the user how to open the page.
+async function explainClosed(es) {
+  try {
+    await api('GET', '/clocks/clock/default');
+  } catch (err) {
+    if (ui.source !== es || err.status !== 403) return;
+    ui.problem = `${TOKEN ? 'The server refused this tab’s token' : 'This server needs a token'}: ` +
+      'open the address it printed at start, …/simulator#token=…';
+    setConnection('closed', TOKEN ? 'Token refused' : 'Needs a token');
+    $('#conn').title = ui.problem;
+    toast(ui.problem);
+    scheduleRender();
+  }
 }
 
 // refetchAll reads the whole home again. Events that arrive meanwhile are

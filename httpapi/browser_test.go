@@ -512,6 +512,62 @@ func TestSimulatorWithoutToken(t *testing.T) {
 	b.checkNoErrors(t)
 }
 
+// TestSimulatorInheritedNames: a variable or property named like what every
+// JavaScript object inherits ("constructor", "toString") is the home's only
+// while it exists: removed, its field goes from the zone's panel, and a
+// device's panel shows its property empty, not the source of Object.
+func TestSimulatorInheritedNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	one := 1.0
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 400, BottomY: 300,
+		Variables: map[string]float64{"constructor": 1, "toString": 2}}))
+	x, y := 100, 100
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "iCasa.BinaryLight", PositionX: &x, PositionY: &y}))
+	must(t)(home.UpdateDevice("lamp", sim.DeviceUpdate{Properties: map[string]any{"constructor": "c"}}))
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	field := func(key string) (string, error) {
+		return chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(
+			`(() => { const e = document.querySelector('[data-key=%q]'); return e ? 'field ' + e.value : 'none'; })()`, key)))
+	}
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(srv.URL+"/simulator"),
+		chromedp.WaitVisible(byTestID("zone-hall")),
+		chromedp.Click(byTestID("zone-item-hall")),
+		chromedp.WaitVisible(byTestID("var-constructor")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	must(t)(home.UpdateZone("hall", sim.ZoneUpdate{Variables: map[string]*float64{"constructor": nil, "toString": &one}}))
+	eventually(t, ctx, "the removed variable's field goes", func() (bool, string) {
+		c, err1 := field("var:constructor")
+		s, err2 := field("var:toString")
+		return err1 == nil && err2 == nil && c == "none" && s == "field 1", c + "; " + s
+	})
+
+	if err := chromedp.Do(ctx, chromedp.Click(byTestID("panel-close"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := click(ctx, `[data-testid="device-lamp"] .icon`); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("prop-constructor"))); err != nil {
+		t.Fatal(err)
+	}
+	must(t)(home.UpdateDevice("lamp", sim.DeviceUpdate{Properties: map[string]any{"constructor": nil}}))
+	eventually(t, ctx, "the removed property shows empty", func() (bool, string) {
+		s, err := field("prop:constructor")
+		return err == nil && s == "field ", s
+	})
+	b.checkNoErrors(t)
+}
+
 // TestSimulatorLegendLoadingAndNames: the legend explains each colour, an
 // empty home says so once loaded (not while loading), and a device names
 // itself on hover.

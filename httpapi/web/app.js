@@ -41,7 +41,7 @@ function kindSpecs(type) {
 // labelOf returns a readable label for a property: a known one, or the
 // name with its prefix dropped and its words split.
 function labelOf(name) {
-  if (LABELS[name]) return LABELS[name];
+  if (Object.hasOwn(LABELS, name)) return LABELS[name];
   const last = name.split('.').pop().replace(/_/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
   return last.charAt(0).toUpperCase() + last.slice(1);
 }
@@ -139,6 +139,9 @@ const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const fmtC = (k) => (typeof k === 'number' ? `${(k - 273.15).toFixed(1)} °C` : '– °C');
 const fmtLux = (v) => (typeof v === 'number' ? `${Math.round(v)} lx` : '– lx');
 const displayName = (o) => o.name || o.id;
+// own returns o's own property k: a property or variable may be named
+// "constructor" or "toString", which every object inherits.
+const own = (o, k) => (o != null && Object.hasOwn(o, k) ? o[k] : undefined);
 
 function fmtNumber(v) {
   if (typeof v !== 'number') return String(v);
@@ -620,7 +623,7 @@ function deviceIcon(d) {
 }
 
 function personIcon(p) {
-  const color = PERSON_COLORS[p.type] || '#495057';
+  const color = own(PERSON_COLORS, p.type) || '#495057';
   const small = ['Boy', 'Girl'].includes(p.type);
   const s = small ? 0.85 : 1;
   return `<circle class="ring" r="17"/><g transform="scale(${s})"><circle class="person-bg" r="13" fill="${color}"/>` +
@@ -790,7 +793,7 @@ function buildDeviceFields(form, d) {
     addField(props, {
       key: `prop:${s.name}`, testid: `prop-${s.name}`, label: labelOf(s.name), code: s.name, hint: s.doc,
       type: s.type, min: s.min, max: s.max, step: s.step, unit: s.unit, readOnly: s.derived,
-      get: (o) => o.properties?.[s.name], format: (v) => formatReading(s, v),
+      get: (o) => own(o.properties, s.name), format: (v) => formatReading(s, v),
     });
   }
   for (const [name, v] of Object.entries(d.properties || {})) {
@@ -799,11 +802,11 @@ function buildDeviceFields(form, d) {
     // as JSON, read-only.
     if (v !== null && typeof v === 'object') {
       addField(props, { key: `prop:${name}`, testid: `prop-${name}`, label: name, readOnly: true,
-        get: (o) => o.properties?.[name], format: (x) => (x === undefined ? '–' : JSON.stringify(x)) });
+        get: (o) => own(o.properties, name), format: (x) => (x === undefined ? '–' : JSON.stringify(x)) });
       continue;
     }
     const type = typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string';
-    addField(props, { key: `prop:${name}`, testid: `prop-${name}`, label: name, type, get: (o) => o.properties?.[name] });
+    addField(props, { key: `prop:${name}`, testid: `prop-${name}`, label: name, type, get: (o) => own(o.properties, name) });
   }
   if (props.children.length === 1) props.append(el('p', { class: 'muted small' }, 'This kind has no properties of its own.'));
   form.append(props);
@@ -870,11 +873,11 @@ function syncZoneVariables(z) {
     addField(panel.vars, {
       key, testid: `var-${name}`, label: name, type: 'number', remove,
       unit: name === 'Temperature' ? 'K' : name === 'Illuminance' ? 'lx' : name === 'Volume' ? 'm³' : '',
-      get: (o) => o.variables?.[name],
+      get: (o) => own(o.variables, name),
     });
   }
   for (const [key, f] of panel.fields) {
-    if (key.startsWith('var:') && !(key.slice(4) in (z.variables || {}))) {
+    if (key.startsWith('var:') && !Object.hasOwn(z.variables || {}, key.slice(4))) {
       f.input.closest('.field').remove();
       panel.fields.delete(key);
     }

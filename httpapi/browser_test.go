@@ -568,6 +568,49 @@ func TestSimulatorInheritedNames(t *testing.T) {
 	b.checkNoErrors(t)
 }
 
+// TestSimulatorStartDateAcrossDST: the start date is shown, and read back,
+// in the offset its own date has. In Paris, a clock started on 15 January at
+// 13:00 (UTC+1) and now in April (UTC+2) showed its start at 14:00.
+func TestSimulatorStartDateAcrossDST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	start := time.Date(2026, time.January, 15, 12, 0, 0, 0, time.UTC)
+	home := sim.MustNew(sim.Config{Location: paris, StartDate: start})
+	pause, now := true, time.Date(2026, time.April, 18, 10, 0, 0, 0, time.UTC).UnixMilli()
+	must(t)(home.UpdateClock(sim.ClockUpdate{Pause: &pause, CurrentTime: &now}))
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	input := byTestID("clock-start")
+	eventually(t, ctx, "the start date shows 13:00", func() (bool, string) {
+		v, err := chromedp.Run(ctx, chromedp.Value(input))
+		return err == nil && strings.HasPrefix(v, "2026-01-15T13:00"), fmt.Sprint(v, err)
+	})
+	// 14:00 in Paris on 15 January is 13:00 UTC.
+	if err := chromedp.Do(ctx,
+		chromedp.SetValue(input, "2026-01-15T14:00"),
+		chromedp.Click(byTestID("clock-start-set")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	want := start.Add(time.Hour).UnixMilli()
+	eventually(t, ctx, "the start date is 13:00 UTC", func() (bool, string) {
+		c := home.Clock()
+		return c.StartDate == want, fmt.Sprint(c.StartDate, " ", c.StartDateStr)
+	})
+	b.checkNoErrors(t)
+}
+
 // TestSimulatorLegendLoadingAndNames: the legend explains each colour, an
 // empty home says so once loaded (not while loading), and a device names
 // itself on hover.

@@ -79,8 +79,10 @@ const model = {
 };
 
 // The clock as last read: simulated ms at performance.now() `at`, and the
-// offset of the server's time zone (from its date strings), in ms.
-const clock = { time: NaN, at: 0, factor: 1, pause: true, offset: 0, startDate: NaN };
+// offset of the server's time zone (from its date strings), in ms, at the
+// current time and at the start date: they differ when daylight saving time
+// began or ended in between.
+const clock = { time: NaN, at: 0, factor: 1, pause: true, offset: 0, startOffset: 0, startDate: NaN };
 
 const ui = {
   selected: null,     // {entity: 'zone'|'device'|'person', id}
@@ -1114,6 +1116,9 @@ function setClock(c) {
   clock.startDate = c.startDate;
   const local = parseDateStr(c.currentDateStr);
   if (Number.isFinite(local)) clock.offset = local - (c.currentTime - (((c.currentTime % 1000) + 1000) % 1000));
+  const localStart = parseDateStr(c.startDateStr);
+  clock.startOffset = Number.isFinite(localStart)
+    ? localStart - (c.startDate - (((c.startDate % 1000) + 1000) % 1000)) : clock.offset;
   const pause = $('#clock-pause');
   pause.textContent = c.pause ? 'Resume' : 'Pause';
   pause.setAttribute('aria-pressed', String(!!c.pause));
@@ -1121,7 +1126,7 @@ function setClock(c) {
   const factor = $('#clock-factor');
   if (document.activeElement !== factor && !factor.dataset.dirty) factor.value = String(c.factor);
   const start = $('#clock-start');
-  if (document.activeElement !== start && !start.dataset.dirty) start.value = toInputDate(c.startDate);
+  if (document.activeElement !== start && !start.dataset.dirty) start.value = toInputDate(c.startDate, clock.startOffset);
   tickClock();
 }
 
@@ -1163,9 +1168,11 @@ function formatSim(ms) {
     `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
 }
 
-function toInputDate(ms) {
+// toInputDate returns instant ms as a datetime-local value, in the time zone
+// whose offset at ms is offset.
+function toInputDate(ms, offset) {
   if (!Number.isFinite(ms)) return '';
-  const d = new Date(ms + clock.offset);
+  const d = new Date(ms + offset);
   return `${String(d.getUTCFullYear()).padStart(4, '0')}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T` +
     `${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
 }
@@ -1176,7 +1183,8 @@ function fromInputDate(s) {
   const d = new Date(0);
   d.setUTCFullYear(+m[1], +m[2] - 1, +m[3]);
   d.setUTCHours(+m[4], +m[5], +(m[6] || 0), 0);
-  return d.getTime() - clock.offset;
+  // The offset at the start date: a new one is most often near it.
+  return d.getTime() - clock.startOffset;
 }
 
 function tickClock() {

@@ -221,6 +221,7 @@ type natsIn struct {
 	mu     sync.Mutex
 	sub    *nats.Subscription
 	cons   jetstream.ConsumeContext
+	retry  chan struct{} // while a consumer is being made again: closed to stop
 	closed bool
 }
 
@@ -287,7 +288,7 @@ func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
 func (in *natsIn) Announce(mediation.Emitter) error {
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	if in.closed || in.sub != nil || in.cons != nil {
+	if in.closed || in.sub != nil || in.cons != nil || in.retry != nil {
 		return nil
 	}
 	if in.stream == "" {
@@ -309,19 +310,88 @@ func (in *natsIn) Announce(mediation.Emitter) error {
 		}
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := in.c.ensureStream(ctx, in.stream, in.subject); err != nil {
+	// A consumer that cannot be made now (NATS is down, or the stream
+	// cannot be made yet) is made again in the background until it is,
+	// rather than never: its messages wait in the stream meanwhile.
+	// Disconnected, the attempt would only hold the chain's lock for its
+	// timeout.
+	set := func(cc jetstream.ConsumeContext) { in.cons, in.retry = cc, nil }
+	if !in.c.nc.IsConnected() {
+		in.retry = retryConsumer(&in.mu, in.consume, set)
+		return nil
+	}
+	cc, err := in.consume()
+	if err != nil {
+		in.retry = retryConsumer(&in.mu, in.consume, set)
 		return err
 	}
+	in.cons = cc
+	return nil
+}
+
+// consume makes the stream, if missing, and the consumer, and starts it.
+func (in *natsIn) consume() (jetstream.ConsumeContext, error) {
 	cfg := jetstream.ConsumerConfig{Durable: in.durable, FilterSubject: in.subject, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: 5 * time.Second, MaxAckPending: 1024}
-	cons, err := in.c.js.CreateOrUpdateConsumer(ctx, in.stream, cfg)
+	cc, err := in.c.consume(in.stream, in.subject, cfg, in.receiveJS)
 	if err != nil {
-		return fmt.Errorf("consumer of stream %s: %w", in.stream, err)
+		return nil, fmt.Errorf("consumer of stream %s: %w", in.stream, err)
 	}
-	in.cons, err = cons.Consume(in.receiveJS)
-	return err
+	return cc, nil
+}
+
+// consume makes stream, if missing, capturing subject, and the consumer
+// cfg, and starts it with handle.
+func (c *Chains) consume(stream, subject string, cfg jetstream.ConsumerConfig, handle jetstream.MessageHandler) (jetstream.ConsumeContext, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := c.ensureStream(ctx, stream, subject); err != nil {
+		return nil, err
+	}
+	cons, err := c.js.CreateOrUpdateConsumer(ctx, stream, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return cons.Consume(handle)
+}
+
+// retryEvery is how often a consumer that could not be made is tried again.
+const retryEvery = time.Second
+
+// retryConsumer tries try every retryEvery, on a goroutine of its own,
+// until it succeeds or the returned channel is closed; then, with mu held
+// and the channel still open, it hands the consumer to set. The caller
+// holds mu, and closes the channel (with mu held) to stop the retries; a
+// consumer made meanwhile is stopped.
+func retryConsumer(mu *sync.Mutex, try func() (jetstream.ConsumeContext, error), set func(jetstream.ConsumeContext)) chan struct{} {
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(retryEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			cc, err := try()
+			if err != nil {
+				continue
+			}
+			mu.Lock()
+			select {
+			case <-stop:
+				mu.Unlock()
+				cc.Stop()
+				return
+			default:
+			}
+			set(cc)
+			mu.Unlock()
+			return
+		}
+	}()
+	return stop
 }
 
 // send hands m to the chain, waiting for room as the engine allows.
@@ -421,6 +491,10 @@ func (in *natsIn) unsubscribeLocked() bool {
 	if in.cons != nil {
 		in.cons.Stop()
 		in.cons = nil
+	}
+	if in.retry != nil {
+		close(in.retry)
+		in.retry = nil
 	}
 	return had
 }

@@ -129,6 +129,7 @@ type natsLink struct {
 	closed   bool
 	sub      *nats.Subscription
 	cons     jetstream.ConsumeContext
+	retry    chan struct{} // while the consumer is being made again: closed to stop
 	inflight sync.WaitGroup
 	pending  []mediation.Message // taken while stopping, offered again at Start
 	ready    bool                // the stream exists
@@ -417,19 +418,21 @@ func (l *natsLink) Start() {
 		}
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := l.c.ensureStream(ctx, l.stream, l.subject); err != nil {
-		return
+	// A consumer that cannot be made now (NATS is down) is made again in
+	// the background until it is; what is sent meanwhile waits in the
+	// stream.
+	consume := func() (jetstream.ConsumeContext, error) {
+		return l.c.consume(l.stream, l.subject, jetstream.ConsumerConfig{Durable: l.durable, FilterSubject: l.subject,
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 5 * time.Second, MaxAckPending: 1024}, l.receiveJS)
 	}
-	cons, err := l.c.js.CreateOrUpdateConsumer(ctx, l.stream, jetstream.ConsumerConfig{Durable: l.durable, FilterSubject: l.subject,
-		AckPolicy: jetstream.AckExplicitPolicy, AckWait: 5 * time.Second, MaxAckPending: 1024})
-	if err != nil {
-		return
+	set := func(cc jetstream.ConsumeContext) { l.cons, l.retry = cc, nil }
+	if l.c.nc.IsConnected() {
+		if cc, err := consume(); err == nil {
+			l.cons = cc
+			return
+		}
 	}
-	if cc, err := cons.Consume(l.receiveJS); err == nil {
-		l.cons = cc
-	}
+	l.retry = retryConsumer(&l.mu, consume, set)
 }
 
 // enter marks a delivery in flight; false when the link is stopped.
@@ -521,6 +524,10 @@ func (l *natsLink) Stop() {
 	l.running = false
 	sub, cons := l.sub, l.cons
 	l.sub, l.cons = nil, nil
+	if l.retry != nil {
+		close(l.retry)
+		l.retry = nil
+	}
 	l.mu.Unlock()
 	if sub != nil {
 		sub.Unsubscribe()

@@ -1,6 +1,7 @@
 package natsbus_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/natsbus"
@@ -723,5 +725,105 @@ func TestJetStreamNamesChecked(t *testing.T) {
 	}
 	if got := receive(t, sink, 1); got[0].Content != "over a long subject" {
 		t.Errorf("received %v", got[0].Content)
+	}
+}
+
+// TestJetStreamConsumersMadeWhenNATSIsBack: a nats-in with a stream, and a
+// nats link with one, started while NATS is down, make their consumers
+// once it is back, and what is published then arrives. They used to try
+// once, fail, and take nothing until their chain was stopped and started.
+func TestJetStreamConsumersMadeWhenNATSIsBack(t *testing.T) {
+	s, _ := startNATS(t)
+	addr := strings.TrimPrefix(s.URL(), "nats://")
+	disconnected, reconnected := make(chan struct{}), make(chan struct{})
+	var once1, once2 sync.Once
+	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(10*time.Millisecond),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { once1.Do(func() { close(disconnected) }) }),
+		nats.ReconnectHandler(func(*nats.Conn) { once2.Do(func() { close(reconnected) }) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	e, sink := engine(t, nc)
+	s.Shutdown()
+	<-disconnected
+	build(t, e, "in", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "back.in", "stream": "BACKIN"}},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	link := build(t, e, "link", []comp{
+		{mediation.KindAdapter, "rest-in", "in", nil},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "nats", map[string]any{"subject": "back.link", "stream": "BACKLINK"}}})
+
+	s2, err := natsbus.StartServer(natsbus.ServerConfig{Addr: addr, StoreDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Shutdown()
+	<-reconnected
+	if err := link.Send("in", mediation.Message{Content: "over the link"}); err != nil {
+		t.Fatal(err)
+	}
+	// The nats-in's stream exists once its consumer was made: publish
+	// into it until it takes the message.
+	js, err := jetstream.New(connect(t, s2.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	give := time.After(30 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := js.Publish(ctx, "back.in", []byte(`"into the stream"`))
+		cancel()
+		if err == nil {
+			break
+		}
+		select {
+		case <-tick.C:
+		case <-give:
+			t.Fatalf("the nats-in's stream was never made: %v", err)
+		}
+	}
+	got := map[any]bool{}
+	for _, m := range receive(t, sink, 2) {
+		got[m.Content] = true
+	}
+	if !got["over the link"] || !got["into the stream"] {
+		t.Errorf("received %v, want both messages", got)
+	}
+}
+
+// TestStoppedChainEndsItsRetries: a chain stopped while its JetStream
+// consumers wait for NATS ends their retries.
+func TestStoppedChainEndsItsRetries(t *testing.T) {
+	s, nc := startNATS(t)
+	e, _ := engine(t, nc)
+	s.Shutdown()
+	for nc.IsConnected() {
+		runtime.Gosched()
+	}
+	ch := build(t, e, "c", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "s.in", "stream": "SIN"}},
+		{mediation.KindAdapter, "rest-in", "src", nil},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "", nil}, {"src:out", "out:in", "nats", map[string]any{"subject": "s.link", "stream": "SLINK"}}})
+	const retry = "natsbus.retryConsumer.func1("
+	if n := strings.Count(goroutines(), retry); n != 2 {
+		t.Fatalf("%d goroutines run %s, want the nats-in's and the link's: the test looks for the wrong name", n, retry)
+	}
+	if err := ch.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	give := time.After(30 * time.Second)
+	for strings.Contains(goroutines(), retry) {
+		select {
+		case <-give:
+			t.Fatalf("retries outlive their chain's stop:\n%s", goroutines())
+		default:
+			runtime.Gosched()
+		}
 	}
 }

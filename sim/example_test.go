@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -102,4 +103,126 @@ func ExampleProps() {
 	// fan.speed: 0 -> 2
 	// state: activated -> deactivated
 	// speed now 2 of 3 properties
+}
+
+// Advance runs simulated time on the caller's goroutine: a heater at full
+// power warms its room for a simulated hour in no real time, the same way
+// on every run.
+func ExampleHome_Advance() {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 300, BottomY: 250,
+		Variables: map[string]float64{sim.VarTemperature: 290.15}})
+	x, y := 50, 50
+	home.CreateDevice(sim.DeviceSpec{ID: "heater", Type: "Heater", PositionX: &x, PositionY: &y,
+		Properties: map[string]any{"heater.powerLevel": 0.1}})
+
+	for range 3 {
+		if err := home.Advance(10 * time.Minute); err != nil {
+			fmt.Println(err)
+			return
+		}
+		room, _ := home.Zone("room")
+		fmt.Printf("%s  %.2f °C\n", home.Now().Format("15:04"), room.Variables[sim.VarTemperature]-273.15)
+	}
+	// Output:
+	// 00:10  19.43 °C
+	// 00:20  21.86 °C
+	// 00:30  24.29 °C
+}
+
+// Observe calls its function synchronously with every change, on the
+// goroutine that made it: here, during Advance. An observer may act on the
+// home; the events of what it does come after it returns. This one is a
+// thermostat: it switches the heater off once the room reaches 20 °C.
+func ExampleHome_Observe() {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 300, BottomY: 250,
+		Variables: map[string]float64{sim.VarTemperature: 292.15}})
+	x, y := 50, 50
+	home.CreateDevice(sim.DeviceSpec{ID: "heater", Type: "Heater", PositionX: &x, PositionY: &y,
+		Properties: map[string]any{"heater.powerLevel": 0.1}})
+
+	heating := true
+	stop := home.Observe(func(e sim.Event) {
+		switch {
+		case e.Type == sim.EventZoneVariableUpdated && e.Property == sim.VarTemperature:
+			if t := e.Value.(float64); heating && t >= 293.15 {
+				fmt.Printf("%s %.2f °C: switching the heater off\n", home.Now().Format("15:04:05"), t-273.15)
+				heating = false
+				home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"heater.powerLevel": 0.0}})
+			}
+		case e.Type == sim.EventDevicePropertyUpdated && e.DeviceID == "heater":
+			fmt.Printf("%s heater: %s %v -> %v\n", home.Now().Format("15:04:05"), e.Property, e.OldValue, e.Value)
+		}
+	})
+	defer stop()
+
+	if err := home.Advance(time.Hour); err != nil {
+		fmt.Println(err)
+		return
+	}
+	room, _ := home.Zone("room")
+	fmt.Printf("%s %.2f °C\n", home.Now().Format("15:04:05"), room.Variables[sim.VarTemperature]-273.15)
+	// Output:
+	// 00:04:10 20.01 °C: switching the heater off
+	// 00:04:10 heater: heater.powerLevel 0.1 -> 0
+	// 01:00:00 20.01 °C
+}
+
+// A script is played by the home's script player: added from its text,
+// started, and run by Advance (or live, by Run). Starting it sets the clock
+// to the script's start date.
+func ExampleHome_AddScript() {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	const script = `<behavior startdate="15/01/2024-06:30:00" factor="60">
+	<create-zone id="kitchen" leftX="0" topY="0" X-Length="200" Y-Length="150"/>
+	<create-device id="light" type="iCasa.BinaryLight" positionX="100" positionY="75"/>
+	<delay value="15"/>
+	<set-device-property deviceId="light" property="power_status" value="true"/>
+	<delay value="1" unit="h"/>
+	<set-device-property deviceId="light" property="power_status" value="false"/>
+</behavior>`
+	if _, err := home.AddScript("morning.bhv", []byte(script)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	stop := home.Observe(func(e sim.Event) {
+		if e.Type == sim.EventDevicePropertyUpdated {
+			fmt.Println(home.Now().Format("15:04"), e.DeviceID, e.Property, e.Value)
+		}
+	})
+	defer stop()
+	if _, err := home.SetScriptState("morning.bhv", sim.ScriptStarted); err != nil {
+		fmt.Println(err)
+		return
+	}
+	home.Advance(2 * time.Hour)
+	info, _ := home.Script("morning.bhv")
+	fmt.Printf("%s: %.0f%% done, %d errors\n", info.State, info.CompletePercent, info.Errors)
+	// Output:
+	// 06:45 light power_status true
+	// 07:45 light power_status false
+	// stopped: 100% done, 0 errors
+}
+
+// ParseScript reads a script without playing it: its start date, factor
+// and actions, each at its offset from the start.
+func ExampleParseScript() {
+	s, err := sim.ParseScript(strings.NewReader(`<behavior startdate="15/01/2024-06:30:00" factor="60">
+	<create-zone id="kitchen" leftX="0" topY="0" X-Length="200" Y-Length="150"/>
+	<delay value="90" unit="s"/>
+	<modify-zone-variable zoneId="kitchen" variable="Temperature" value="293.15"/>
+</behavior>`), time.UTC)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.StartDate, "factor", s.Factor)
+	for _, a := range s.Actions {
+		fmt.Println(a.Offset, a.Command, a.Args)
+	}
+	// Output:
+	// 2024-01-15 06:30:00 +0000 UTC factor 60
+	// 0s create-zone map[X-Length:200 Y-Length:150 id:kitchen leftX:0 topY:0]
+	// 1m30s modify-zone-variable map[value:293.15 variable:Temperature zoneId:kitchen]
 }

@@ -1,0 +1,60 @@
+package dscilia_test
+
+import (
+	"fmt"
+
+	"github.com/pervasim/pervasim/dscilia"
+	"github.com/pervasim/pervasim/mediation"
+)
+
+// A DSCilia document is parsed, then loaded into an engine, which makes
+// and starts its chains.
+func ExampleLoad() {
+	doc, err := dscilia.Parse([]byte(`<cilia>
+	<chain id="readings">
+		<adapters>
+			<adapter-instance id="in" type="rest-in"/>
+			<adapter-instance id="out" type="rest-out"/>
+		</adapters>
+		<mediators>
+			<mediator-instance id="hot" type="filter">
+				<property name="condition" value="(temperature&gt;=25)"/>
+			</mediator-instance>
+			<mediator-instance id="tag" type="enricher">
+				<property name="site" value="lab"/>
+				<property name="alert" type="Boolean" value="true"/>
+			</mediator-instance>
+		</mediators>
+		<bindings>
+			<binding from="in:out" to="hot:in"/>
+			<binding from="hot:out" to="tag:in"/>
+			<binding from="tag:out" to="out:in"/>
+		</bindings>
+	</chain>
+</cilia>`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	ids, err := dscilia.Load(engine, doc, dscilia.LoadOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("loaded", ids)
+
+	ch, _ := engine.Chain("readings")
+	for _, t := range []float64{21, 27} {
+		ch.Send("in", mediation.Message{Content: t, Properties: map[string]any{"temperature": t}})
+	}
+	msgs, _ := ch.Messages("out")
+	for _, m := range msgs {
+		fmt.Println(m.Content, mediation.FormatProperties(m.Properties))
+	}
+	// Output:
+	// loaded [readings]
+	// 27 {"alert":true,"site":"lab","temperature":27}
+}

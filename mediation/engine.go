@@ -51,6 +51,10 @@ const (
 // Engine holds mediation chains by id. An Engine is safe for concurrent use.
 // It owns the goroutines of its chains (queue links, periodic components):
 // Close stops every chain and waits for them.
+//
+// The zero value is not usable (it has no registry, and its bounds are
+// zero, so it takes no chain): create an Engine with [NewEngine], whose
+// zero Config gives the defaults.
 type Engine struct {
 	clock    clock.Clock
 	registry *Registry

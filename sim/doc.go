@@ -28,11 +28,29 @@
 // changing the factor re-anchors it without a jump; setting the start date
 // restarts simulated time there.
 //
+// The clock tells the time, but what happens in time (a heater's updates,
+// a script's actions, [Home.After]) happens only while something drives the
+// home: [Home.Run] live, following the clock, or [Home.Advance] and
+// [Home.RunUntil], which move simulated time forward on the caller's
+// goroutine, without real time passing: a test runs a simulated day in a
+// fraction of a second, the same way every time.
+//
 // # Events
 //
-// Every change produces an [Event] (zone added, device property updated, …)
-// for the subscribers started with [Home.Subscribe]. Delivery never blocks
-// the simulation: a subscriber that falls behind is disconnected.
+// Every change produces an [Event] (zone added, device property updated, …).
+// There are two ways to receive them:
+//
+//   - [Home.Observe] (and [Home.ObserveCurrent]) calls a function
+//     synchronously, on the goroutine that made the change: during
+//     [Home.Advance], at each timer's simulated time, before later timers
+//     run. The function may act on the home. Use it for code that reacts to
+//     the simulation (a controller, an adapter, an application under test):
+//     under Advance it runs the same way every time.
+//   - [Home.Subscribe] delivers the events on a buffered channel, to be read
+//     on a goroutine of the reader's own. Delivery never blocks the
+//     simulation: a subscriber that falls behind is disconnected. Use it to
+//     watch (a log, a user interface, a network stream), not to control:
+//     what the reader does happens at no definite simulated time.
 //
 // # Concurrency
 //

@@ -41,6 +41,9 @@ type Config struct {
 // caller owns. A method that fails changes nothing. Methods that only read
 // (Device, Zones, Clock, ...) share the home's lock and run at once; a
 // change takes it alone, so a read waits at most for the change under way.
+//
+// The zero value is not usable (it has no clock, kinds or schedule, and
+// some methods panic on it): create a Home with [New], or [MustNew].
 type Home struct {
 	wall    clock.Clock
 	loc     *time.Location

@@ -83,8 +83,15 @@ type Bridge struct {
 
 // New registers the device-in and device-out types in engine's registry,
 // bound to home, and starts feeding device-in adapters. It fails when the
-// registry already has types of those names.
+// registry already has types of those names. It panics if home or engine
+// is nil: both are required.
 func New(home *sim.Home, engine *mediation.Engine) (*Bridge, error) {
+	switch {
+	case home == nil:
+		panic("bridge: New with a nil home")
+	case engine == nil:
+		panic("bridge: New with a nil engine")
+	}
 	b := &Bridge{home: home, engine: engine}
 	reg := engine.Registry()
 	if err := reg.Register(mediation.Type{

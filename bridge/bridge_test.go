@@ -583,3 +583,30 @@ func TestDeviceOutAppliesOnTheNextStep(t *testing.T) {
 		t.Errorf("after Advance(0): powerLevel = %v at %v, want 0.8 at %v", d.Properties["heater.powerLevel"], home.Now(), before)
 	}
 }
+
+// TestNewNil: a nil home or engine is a programming error, and New says so
+// before it registers anything.
+func TestNewNil(t *testing.T) {
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	for _, c := range []struct {
+		home   *sim.Home
+		engine *mediation.Engine
+		want   string
+	}{
+		{nil, engine, "bridge: New with a nil home"},
+		{sim.MustNew(sim.Config{}), nil, "bridge: New with a nil engine"},
+	} {
+		func() {
+			defer func() {
+				if got := recover(); got != c.want {
+					t.Errorf("panic %v, want %q", got, c.want)
+				}
+			}()
+			bridge.New(c.home, c.engine)
+		}()
+	}
+	if _, err := engine.Registry().Type(bridge.DeviceIn); err == nil {
+		t.Error("a New that panicked registered device-in")
+	}
+}

@@ -47,8 +47,14 @@ type LoadOptions struct {
 // name. A binding without a linker that would close a loop of direct
 // bindings through an in-out adapter (such as a Cilia endpoint adapter that
 // sends a chain's answer back) is made with the queue linker. Load returns
-// the ids of the chains it made or extended.
+// the ids of the chains it made or extended. It panics if e or d is nil.
 func Load(e *mediation.Engine, d *Document, opts LoadOptions) ([]string, error) {
+	switch {
+	case e == nil:
+		panic("dscilia: Load with a nil engine")
+	case d == nil:
+		panic("dscilia: Load with a nil document")
+	}
 	reg := e.Registry()
 	// Check everything that can be checked before changing anything.
 	var unknown []string

@@ -18,7 +18,8 @@ const DefaultMaxBodyBytes = 1 << 20
 
 // Config configures the handler returned by [NewHandler].
 type Config struct {
-	// Home is the simulation served under PlatformRoot. Required.
+	// Home is the simulation served under PlatformRoot. Required:
+	// NewHandler panics without it.
 	Home *sim.Home
 	// Engine is the mediation engine served under MediationRoot. Nil means
 	// no mediation routes. The placeholder types that DSCilia documents
@@ -165,8 +166,11 @@ func (h *Handler) Close() { h.srv.events.close() }
 func (h *Handler) EventStreams() int { return int(h.srv.shared.streams.Load()) }
 
 // NewHandler returns the HTTP handler of both services, as the REST contract
-// describes them.
+// describes them. It panics if cfg.Home is nil.
 func NewHandler(cfg Config) *Handler {
+	if cfg.Home == nil {
+		panic("httpapi: NewHandler with a nil Config.Home")
+	}
 	if cfg.PlatformRoot == "" {
 		cfg.PlatformRoot = "platform"
 	}

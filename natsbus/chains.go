@@ -56,8 +56,11 @@ type Chains struct {
 // in engine's registry, all using nc, and makes Cilia's JMS-Joram and
 // JMS_Joram linker names stand for the nats linker (without NATS they stand
 // for the in-process queue). It fails when the registry already has those
-// names.
+// names, or nc is nil; it panics if engine is nil.
 func AttachEngine(engine *mediation.Engine, nc *nats.Conn) (*Chains, error) {
+	if engine == nil {
+		panic("natsbus: AttachEngine with a nil engine")
+	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
 	if err != nil {
 		return nil, err

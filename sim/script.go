@@ -213,13 +213,14 @@ func (a Action) Apply(h *Home) error {
 // ParseScript reads a .bhv script: see [Script] for the language. Dates are
 // read in loc (nil means time.Local). Every error wraps [ErrInvalid] and
 // names the line at fault, except a read error of r, which is returned
-// wrapped as it is.
+// wrapped as it is. ParseScript panics if r is nil.
 func ParseScript(r io.Reader, loc *time.Location) (*Script, error) {
 	return parseScript(r, loc, builtins, MaxScriptSize)
 }
 
 // ParseScript reads a .bhv script as the package-level [ParseScript] does,
-// in the home's time zone, and knows the kinds registered in the home.
+// in the home's time zone, and knows the kinds registered in the home. It
+// panics if r is nil.
 func (h *Home) ParseScript(r io.Reader) (*Script, error) {
 	return parseScript(r, h.loc, h.kinds, MaxScriptSize)
 }
@@ -227,12 +228,15 @@ func (h *Home) ParseScript(r io.Reader) (*Script, error) {
 // ParseLargeScript reads a script as [Home.ParseScript] does, of any size:
 // for a script a home wrote of itself ([WriteScript]), which grows with its
 // zones, devices and persons, or a file the user names, not for text a
-// client sends.
+// client sends. It panics if r is nil.
 func (h *Home) ParseLargeScript(r io.Reader) (*Script, error) {
 	return parseScript(r, h.loc, h.kinds, math.MaxInt64-1)
 }
 
 func parseScript(r io.Reader, loc *time.Location, kinds *KindRegistry, limit int64) (*Script, error) {
+	if r == nil {
+		panic("sim: ParseScript with a nil reader")
+	}
 	if loc == nil {
 		loc = time.Local
 	}

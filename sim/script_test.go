@@ -1230,3 +1230,14 @@ func TestParseScriptEncodings(t *testing.T) {
 		t.Errorf("an unknown encoding: %v, want ErrInvalid on line 1 naming it", err)
 	}
 }
+
+// TestParseScriptNilReader: a nil reader is a programming error, and the
+// panic says so.
+func TestParseScriptNilReader(t *testing.T) {
+	defer func() {
+		if got, want := recover(), "sim: ParseScript with a nil reader"; got != want {
+			t.Errorf("panic %v, want %q", got, want)
+		}
+	}()
+	sim.ParseScript(nil, time.UTC)
+}

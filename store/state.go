@@ -34,6 +34,7 @@ type Config struct {
 	// Dir is the state directory; it is made when missing.
 	Dir string
 	// Home and Engine are the server's own home and mediation engine.
+	// Both are required: New panics without them.
 	Home   *sim.Home
 	Engine *mediation.Engine
 	// Handler is the REST API the journal's changes are replayed into at
@@ -152,8 +153,15 @@ func Open(cfg Config) (*State, bool, error) {
 
 // New returns a State over cfg that is not open yet: its Wrap can be given
 // to the REST API's handler before the handler exists, and the handler then
-// to Open. Config.Handler is not used.
+// to Open. Config.Handler is not used. New panics if cfg.Home or
+// cfg.Engine is nil.
 func New(cfg Config) *State {
+	switch {
+	case cfg.Home == nil:
+		panic("store: New with a nil Config.Home")
+	case cfg.Engine == nil:
+		panic("store: New with a nil Config.Engine")
+	}
 	if cfg.SnapshotEvery <= 0 {
 		cfg.SnapshotEvery = DefaultSnapshotEvery
 	}

@@ -181,8 +181,10 @@ type AdapterIDs struct {
 // ChainInfo is a snapshot of a chain; its slices are copies. ChainInfo is
 // a plain value, safe for concurrent use as long as nobody modifies it.
 type ChainInfo struct {
-	ID        string        `json:"id"`
-	State     string        `json:"state"`
+	ID string `json:"id"`
+	// State is StateIdle, StateStarted or StateStopped.
+	State string `json:"state"`
+	// Mediators and Adapters list the components' ids, in creation order.
 	Mediators []string      `json:"mediators"`
 	Adapters  AdapterIDs    `json:"adapters"`
 	Bindings  []BindingInfo `json:"bindings"`

@@ -370,18 +370,25 @@ type Counters struct {
 // ComponentInfo is a snapshot of one component; its maps and slices are
 // copies. ComponentInfo is a plain value, safe for concurrent use as long as nobody modifies it.
 type ComponentInfo struct {
-	ID         string         `json:"id"`
-	Kind       Kind           `json:"kind"`
-	Type       string         `json:"type"`
-	Namespace  string         `json:"namespace"`
-	UUID       string         `json:"uuid"`
+	ID   string `json:"id"`
+	Kind Kind   `json:"kind"`
+	// Type is the name of the component's registered type.
+	Type string `json:"type"`
+	// Namespace is always [Namespace].
+	Namespace string `json:"namespace"`
+	// UUID and Created tell this component from another of the same id
+	// made at another time (see Identity).
+	UUID    string    `json:"uuid"`
+	Created time.Time `json:"created"`
+	// State is ComponentValid, ComponentStopped or ComponentInvalid.
 	State      string         `json:"state"`
-	Created    time.Time      `json:"created"`
 	Properties map[string]any `json:"properties"`
-	Pattern    Pattern        `json:"pattern,omitempty"`
-	In         []string       `json:"in"`
-	Out        []string       `json:"out"`
-	Counters   Counters       `json:"counters"`
+	// Pattern is an adapter's exchange pattern (see Type.Pattern).
+	Pattern Pattern `json:"pattern,omitempty"`
+	// In and Out are the component's port names.
+	In       []string `json:"in"`
+	Out      []string `json:"out"`
+	Counters Counters `json:"counters"`
 }
 
 // ValidID reports whether s is a valid chain or component id: 1 to 128

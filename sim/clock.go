@@ -35,13 +35,21 @@ func timeBounds(loc *time.Location) (first, last int64) {
 
 // Clock is the state of the simulation clock as clients see it.
 type Clock struct {
-	ID             string `json:"id"`
-	StartDateStr   string `json:"startDateStr"`
-	StartDate      int64  `json:"startDate"`
+	// ID is the clock's id, "default".
+	ID string `json:"id"`
+	// StartDate is where simulated time started, in ms since the epoch;
+	// StartDateStr is the same in [DateLayout], in the home's time zone.
+	StartDateStr string `json:"startDateStr"`
+	StartDate    int64  `json:"startDate"`
+	// CurrentTime is the simulated time now, in ms since the epoch;
+	// CurrentDateStr is the same in [DateLayout].
 	CurrentDateStr string `json:"currentDateStr"`
 	CurrentTime    int64  `json:"currentTime"`
-	Factor         int    `json:"factor"`
-	Pause          bool   `json:"pause"`
+	// Factor is how many times faster than the wall clock simulated time
+	// runs live.
+	Factor int `json:"factor"`
+	// Pause is set while the clock is paused.
+	Pause bool `json:"pause"`
 }
 
 // ClockUpdate is a partial change of the clock: a nil field keeps its value.

@@ -53,17 +53,22 @@ type Event struct {
 	// Time is the simulated time of the change, in ms since the epoch.
 	Time int64
 
+	// ZoneID and Zone are set on zone events; DeviceID and Device on
+	// device events (Device.Location names the device's zone); PersonID
+	// and Person on person events.
 	ZoneID   string
 	Zone     *Zone
 	DeviceID string
 	Device   *Device
 	PersonID string
 	Person   *Person
-	Clock    *Clock
+	// Clock is set on clock events.
+	Clock *Clock
 	// Environment is set on environment-modified events.
 	Environment *Environment
-	ScriptID    string
-	Script      *ScriptInfo
+	// ScriptID and Script are set on script events.
+	ScriptID string
+	Script   *ScriptInfo
 
 	// Property names the changed property (device events) or variable (zone
 	// events); Value is its new value, nil when removed, and OldValue the

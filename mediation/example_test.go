@@ -15,21 +15,24 @@ func ExampleChain_Send() {
 	e := mediation.NewEngine(mediation.Config{})
 	defer e.Close()
 
-	ch, _ := e.CreateChain("demo")
-	ch.AddAdapter("rest-in", "in", nil)
-	ch.AddMediator("filter", "hot", map[string]any{"condition": "(temperature>=25)"})
-	ch.AddMediator("enricher", "tag", map[string]any{"alert": true})
-	ch.AddAdapter("rest-out", "out", nil)
-	ch.Bind("in:out", "hot:in", "", nil)
-	ch.Bind("hot:out", "tag:in", "", nil)
-	ch.Bind("tag:out", "out:in", "", nil)
+	// Each step says what is wrong with it (a condition that does not
+	// parse, a type or a port that does not exist): check them.
+	ch := check(e.CreateChain("demo"))
+	check(ch.AddAdapter("rest-in", "in", nil))
+	check(ch.AddMediator("filter", "hot", map[string]any{"condition": "(temperature>=25)"}))
+	check(ch.AddMediator("enricher", "tag", map[string]any{"alert": true}))
+	check(ch.AddAdapter("rest-out", "out", nil))
+	check(ch.Bind("in:out", "hot:in", "", nil))
+	check(ch.Bind("hot:out", "tag:in", "", nil))
+	check(ch.Bind("tag:out", "out:in", "", nil))
 	if err := ch.Start(); err != nil {
-		fmt.Println(err)
-		return
+		panic(err)
 	}
 
 	for _, temp := range []float64{20, 26, 31} {
-		ch.Send("in", mediation.Message{Content: temp, Properties: map[string]any{"temperature": temp}})
+		if err := ch.Send("in", mediation.Message{Content: temp, Properties: map[string]any{"temperature": temp}}); err != nil {
+			panic(err)
+		}
 	}
 	msgs, _ := ch.Messages("out")
 	for _, m := range msgs {
@@ -74,14 +77,18 @@ func ExampleRegistry_Register() {
 
 	e := mediation.NewEngine(mediation.Config{Registry: reg, Output: os.Stdout})
 	defer e.Close()
-	ch, _ := e.CreateChain("shout")
-	ch.AddAdapter("rest-in", "in", nil)
-	ch.AddMediator("upper", "up", map[string]any{"suffix": "!"})
-	ch.AddAdapter("console", "log", nil)
-	ch.Bind("in:out", "up:in", "", nil)
-	ch.Bind("up:out", "log:in", "", nil)
-	ch.Start()
-	ch.Send("in", mediation.Message{Content: "hello"})
+	ch := check(e.CreateChain("shout"))
+	check(ch.AddAdapter("rest-in", "in", nil))
+	check(ch.AddMediator("upper", "up", map[string]any{"suffix": "!"}))
+	check(ch.AddAdapter("console", "log", nil))
+	check(ch.Bind("in:out", "up:in", "", nil))
+	check(ch.Bind("up:out", "log:in", "", nil))
+	if err := ch.Start(); err != nil {
+		panic(err)
+	}
+	if err := ch.Send("in", mediation.Message{Content: "hello"}); err != nil {
+		panic(err)
+	}
 
 	_, err = ch.AddMediator("upper", "bad", map[string]any{"suffix": 1})
 	fmt.Println(err)
@@ -95,20 +102,26 @@ func ExampleRegistry_Register() {
 func ExampleChain_Replace() {
 	e := mediation.NewEngine(mediation.Config{})
 	defer e.Close()
-	ch, _ := e.CreateChain("agg")
-	ch.AddAdapter("rest-in", "in", nil)
-	ch.AddMediator("aggregator", "old", map[string]any{"count": 3})
-	ch.AddAdapter("rest-out", "out", nil)
-	ch.Bind("in:out", "old:in", "", nil)
-	ch.Bind("old:out", "out:in", "", nil)
-	ch.Start()
+	ch := check(e.CreateChain("agg"))
+	check(ch.AddAdapter("rest-in", "in", nil))
+	check(ch.AddMediator("aggregator", "old", map[string]any{"count": 3}))
+	check(ch.AddAdapter("rest-out", "out", nil))
+	check(ch.Bind("in:out", "old:in", "", nil))
+	check(ch.Bind("old:out", "out:in", "", nil))
+	if err := ch.Start(); err != nil {
+		panic(err)
+	}
 	send := func(s string) {
-		ch.Send("in", mediation.Message{Content: s, Properties: map[string]any{"correlation.id": "g"}})
+		if err := ch.Send("in", mediation.Message{Content: s, Properties: map[string]any{"correlation.id": "g"}}); err != nil {
+			panic(err)
+		}
 	}
 	send("a")
 	send("b")
-	ch.Copy("old", "new")
-	ch.Replace("old", "new")
+	check(ch.Copy("old", "new"))
+	if err := ch.Replace("old", "new"); err != nil {
+		panic(err)
+	}
 	send("c")
 	msgs, _ := ch.Messages("out")
 	info, _ := ch.Info()
@@ -123,7 +136,7 @@ func ExampleChain_Replace() {
 // keeps messages, takes them one at a time.
 func ExampleType_stateless() {
 	reg := mediation.NewRegistry()
-	reg.Register(mediation.Type{
+	err := reg.Register(mediation.Type{
 		Name:      "celsius",
 		Kind:      mediation.KindMediator,
 		In:        []string{"in"},
@@ -142,21 +155,28 @@ func ExampleType_stateless() {
 			}), nil
 		},
 	})
+	if err != nil {
+		panic(err)
+	}
 	e := mediation.NewEngine(mediation.Config{Registry: reg})
 	defer e.Close()
-	ch, _ := e.CreateChain("temps")
-	ch.AddAdapter("rest-in", "in", nil)
-	ch.AddMediator("celsius", "c", nil)
-	ch.AddAdapter("rest-out", "out", map[string]any{"capacity": 1000})
-	ch.Bind("in:out", "c:in", "", nil)
-	ch.Bind("c:out", "out:in", "", nil)
-	ch.Start()
+	ch := check(e.CreateChain("temps"))
+	check(ch.AddAdapter("rest-in", "in", nil))
+	check(ch.AddMediator("celsius", "c", nil))
+	check(ch.AddAdapter("rest-out", "out", map[string]any{"capacity": 1000}))
+	check(ch.Bind("in:out", "c:in", "", nil))
+	check(ch.Bind("c:out", "out:in", "", nil))
+	if err := ch.Start(); err != nil {
+		panic(err)
+	}
 
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
 			for range 100 {
-				ch.Send("in", mediation.Message{Content: 212.0})
+				if err := ch.Send("in", mediation.Message{Content: 212.0}); err != nil {
+					panic(err)
+				}
 			}
 		})
 	}
@@ -174,4 +194,12 @@ func ExampleType_stateless() {
 	// in=400 out=400 kept=400 first=100
 	// rest-out stateless: false
 	// celsius stateless: true
+}
+
+// check panics on an error, and otherwise returns v.
+func check[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

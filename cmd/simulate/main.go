@@ -7,17 +7,15 @@
 //
 // The scripts play one after the other in one home, from the first one's
 // start date (or -start). The same inputs give byte-identical outputs. It
-// exits with status 1 on any error (a script that does not parse, an action
-// that fails: each named by file and line), 0 otherwise. Ctrl-C (or
-// SIGTERM) stops the run early, writes the outputs up to that instant and
-// exits with status 1.
+// exits with status 2 on an error in the command line (a flag that does not
+// exist or whose value is wrong, no script), 1 on any other error (a script
+// that does not parse, an action that fails: each named by file and line),
+// 0 otherwise. Ctrl-C (or SIGTERM) stops the run early, writes the outputs
+// up to that instant and exits with status 1.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
@@ -31,10 +29,5 @@ func main() {
 		<-ctx.Done()
 		stop()
 	}()
-	if err := runContext(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "simulate:", err)
-			os.Exit(1)
-		}
-	}
+	os.Exit(exitCode(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr), os.Stderr))
 }

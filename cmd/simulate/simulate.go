@@ -33,6 +33,8 @@ type options struct {
 	physics string
 	start   string
 	tz      string
+	loc     *time.Location // of -tz
+	startAt time.Time      // -start read, or zero
 	events  string
 	csv     string
 	plot    string
@@ -65,21 +67,25 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	})
 	fs.BoolVar(&o.holders, "placeholders", false, "with -chains, stand in for the component types pervasim does not have with placeholders")
 	if err := fs.Parse(args); err != nil {
-		return o, err
+		if errors.Is(err, flag.ErrHelp) {
+			return o, err
+		}
+		// The flag package has printed the error and the usage.
+		return o, &usageError{err: err, printed: true}
 	}
 	o.scripts = fs.Args()
 	switch {
 	case len(o.scripts) == 0:
 		fs.Usage()
-		return o, errors.New("no script given")
+		return o, &usageError{err: errors.New("no script given")}
 	case o.dur < 0:
-		return o, errors.New("-for must not be negative")
+		return o, &usageError{err: errors.New("-for must not be negative")}
 	case o.every <= 0:
-		return o, errors.New("-every must be positive")
+		return o, &usageError{err: errors.New("-every must be positive")}
 	case sim.Physics(o.physics) != sim.PhysicsContract && sim.Physics(o.physics) != sim.PhysicsRealistic:
-		return o, fmt.Errorf("-physics: %q is not contract or realistic", o.physics)
+		return o, &usageError{err: fmt.Errorf("-physics: %q is not contract or realistic", o.physics)}
 	case o.plot != "" && plotFormat(o.plot) == "":
-		return o, fmt.Errorf("-plot: %q: want a .svg or .png file", o.plot)
+		return o, &usageError{err: fmt.Errorf("-plot: %q: want a .svg or .png file", o.plot)}
 	}
 	// Two outputs in one file would overwrite each other.
 	seen := map[string]string{}
@@ -95,13 +101,50 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		}
 		if other, ok := seen[key]; ok {
 			if key == "-" {
-				return o, fmt.Errorf("%s and %s cannot both go to stdout", other, out.flag)
+				return o, &usageError{err: fmt.Errorf("%s and %s cannot both go to stdout", other, out.flag)}
 			}
-			return o, fmt.Errorf("%s and %s cannot both write %s", other, out.flag, out.name)
+			return o, &usageError{err: fmt.Errorf("%s and %s cannot both write %s", other, out.flag, out.name)}
 		}
 		seen[key] = out.flag
 	}
+	var err error
+	if o.loc, err = time.LoadLocation(o.tz); err != nil {
+		return o, &usageError{err: fmt.Errorf("-tz: %w", err)}
+	}
+	if o.start != "" {
+		if o.startAt, err = parseStart(o.start, o.loc); err != nil {
+			return o, &usageError{err: err}
+		}
+	}
 	return o, nil
+}
+
+// usageError is an error in the command line: the flags or the arguments.
+// The command exits with status 2 for it, as Go's tools do.
+type usageError struct {
+	err     error
+	printed bool // by the flag package, with the usage
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// exitCode prints err to stderr, unless the flag package did, and returns
+// the command's exit status: 0 without error (or for -h), 2 for an error in
+// the command line, 1 for any other.
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil || errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		if !ue.printed {
+			fmt.Fprintln(stderr, "simulate:", err)
+		}
+		return 2
+	}
+	fmt.Fprintln(stderr, "simulate:", err)
+	return 1
 }
 
 // plotFormat returns "svg" or "png" after the file name's extension, in
@@ -178,10 +221,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if err != nil {
 		return err
 	}
-	loc, err := time.LoadLocation(o.tz)
-	if err != nil {
-		return fmt.Errorf("-tz: %w", err)
-	}
+	loc := o.loc
 	home, err := sim.New(sim.Config{WallClock: clock.NewMock(), Location: loc, Physics: sim.Physics(o.physics), StartDate: defaultStart})
 	if err != nil {
 		return err
@@ -229,9 +269,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	start := defaultStart
 	switch {
 	case o.start != "":
-		if start, err = parseStart(o.start, loc); err != nil {
-			return err
-		}
+		start = o.startAt
 	case !scripts[0].script.StartDate.IsZero():
 		start = scripts[0].script.StartDate
 	}

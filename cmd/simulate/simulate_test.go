@@ -452,3 +452,31 @@ func TestSimulateInterrupted(t *testing.T) {
 		t.Errorf("files left = %v, want only the three outputs", names)
 	}
 }
+
+// TestSimulateUsageError: an error in the command line is printed once,
+// with the usage, and exits with status 2, as Go's tools do; other errors
+// exit with status 1.
+func TestSimulateUsageError(t *testing.T) {
+	var errb bytes.Buffer
+	code := exitCode(run([]string{"-x", "testdata/morning.bhv"}, io.Discard, &errb), &errb)
+	if n := strings.Count(errb.String(), "flag provided but not defined: -x"); code != 2 || n != 1 || !strings.Contains(errb.String(), "usage: simulate") {
+		t.Errorf("-x: exit %d, stderr %q; want exit 2, the error once and the usage", code, errb.String())
+	}
+	for _, args := range [][]string{
+		{"-physics", "fancy", "testdata/morning.bhv"}, {"-tz", "Mars/Olympus", "testdata/morning.bhv"},
+		{"-start", "yesterday", "testdata/morning.bhv"}, {"-for", "soon", "testdata/morning.bhv"}, {},
+	} {
+		errb.Reset()
+		code := exitCode(run(args, io.Discard, &errb), &errb)
+		if code != 2 || strings.Count(errb.String(), "simulate: ")+strings.Count(errb.String(), "invalid value") != 1 {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and the error once", args, code, errb.String())
+		}
+	}
+	errb.Reset()
+	if code := exitCode(run([]string{"testdata/malformed.bhv"}, io.Discard, &errb), &errb); code != 1 || !strings.Contains(errb.String(), "simulate: testdata/malformed.bhv") {
+		t.Errorf("a script that does not parse: exit %d, stderr %q; want exit 1 and the error", code, errb.String())
+	}
+	if code := exitCode(run([]string{"-h"}, io.Discard, io.Discard), io.Discard); code != 0 {
+		t.Errorf("-h: exit %d, want 0", code)
+	}
+}

@@ -115,6 +115,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		if o.startAt, err = parseStart(o.start, o.loc); err != nil {
 			return o, &usageError{err: err}
 		}
+		if err := inTimeSpan(o.startAt, o.loc); err != nil {
+			return o, &usageError{err: fmt.Errorf("-start: %w", err)}
+		}
 	}
 	return o, nil
 }
@@ -170,6 +173,33 @@ func parseStart(s string, loc *time.Location) (time.Time, error) {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("-start: %q is not a date such as 15/01/2024-06:30:00 or 2024-01-15T06:30:00", s)
+}
+
+// inTimeSpan checks that t is in simulated time: the years 1 to 9999 both
+// in UTC and in loc, as sim's clock has it, with an error that says so in
+// dates rather than in milliseconds.
+func inTimeSpan(t time.Time, loc *time.Location) error {
+	first := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	if f := time.Date(1, 1, 1, 0, 0, 0, 0, loc); f.After(first) {
+		first = f
+	}
+	last := time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
+	if l := time.Date(9999, 12, 31, 23, 59, 59, 999e6, loc); l.Before(last) {
+		last = l
+	}
+	years := "in UTC"
+	if loc != time.UTC {
+		years = "in UTC and in " + loc.String()
+	}
+	switch {
+	case t.Before(first):
+		return fmt.Errorf("%s in %s is before simulated time, which starts at %s there (the year 1 %s)",
+			t.In(loc).Format(time.DateTime), loc, first.In(loc).Format(time.DateTime), years)
+	case t.After(last):
+		return fmt.Errorf("%s in %s is after simulated time, which ends at %s there (the year 9999 %s)",
+			t.In(loc).Format(time.DateTime), loc, last.In(loc).Format(time.DateTime), years)
+	}
+	return nil
 }
 
 // output opens a file for writing, or stdout for "-".
@@ -272,6 +302,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		start = o.startAt
 	case !scripts[0].script.StartDate.IsZero():
 		start = scripts[0].script.StartDate
+		if err := inTimeSpan(start, loc); err != nil {
+			return fmt.Errorf("%s: startdate: %w", scripts[0].path, err)
+		}
 	}
 	ms := start.UnixMilli()
 	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &ms}); err != nil {

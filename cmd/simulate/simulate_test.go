@@ -480,3 +480,25 @@ func TestSimulateUsageError(t *testing.T) {
 		t.Errorf("-h: exit %d, want 0", code)
 	}
 }
+
+// TestSimulateStartOutOfTime: a start outside simulated time (the years 1
+// to 9999, in UTC and in -tz) is refused in dates, naming -start or the
+// script, not in milliseconds.
+func TestSimulateStartOutOfTime(t *testing.T) {
+	var errb bytes.Buffer
+	err := run([]string{"-start", "0001-01-01T00:00:00", "-tz", "Asia/Tokyo", "testdata/morning.bhv"}, io.Discard, &errb)
+	want := "-start: 0001-01-01 00:00:00 in Asia/Tokyo is before simulated time, which starts at 0001-01-01 09:18:59 there"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || exitCode(err, io.Discard) != 2 {
+		t.Errorf("-start in the year 0 of UTC = %v, want %q… (exit 2)", err, want)
+	}
+	err = run([]string{"-start", "9999-12-31T23:59:59-01:00", "testdata/morning.bhv"}, io.Discard, &errb)
+	if want := "-start: 10000-01-01 00:59:59 in UTC is after simulated time, which ends at 9999-12-31 23:59:59 there"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("-start in the year 10000 = %v, want %q…", err, want)
+	}
+	script := filepath.Join(t.TempDir(), "early.bhv")
+	os.WriteFile(script, []byte(`<behavior startdate="01/01/0001-00:00:00"><delay value="1" unit="m"/></behavior>`), 0o644)
+	err = run([]string{"-tz", "Asia/Tokyo", script}, io.Discard, &errb)
+	if want := script + ": startdate: 0001-01-01 00:00:00 in Asia/Tokyo is before simulated time"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("a script's start date in the year 0 of UTC = %v, want %q…", err, want)
+	}
+}

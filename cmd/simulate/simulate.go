@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/pervasim/pervasim/bridge"
+	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -202,16 +204,108 @@ func inTimeSpan(t time.Time, loc *time.Location) error {
 	return nil
 }
 
-// output opens a file for writing, or stdout for "-".
-func output(name string, stdout io.Writer) (io.Writer, func() error, error) {
-	if name == "-" {
-		return stdout, func() error { return nil }, nil
+// output is one of the command's outputs: its flag and the file it names
+// ("-" for stdout); once open, where it writes.
+type output struct {
+	flag, name string
+	w          io.Writer
+	f          *os.File // nil for stdout
+}
+
+// close closes the output's file, if any and not closed yet.
+func (o *output) close() error {
+	f := o.f
+	if f == nil {
+		return nil
 	}
-	f, err := os.Create(name)
-	if err != nil {
-		return nil, nil, err
+	o.f = nil
+	return f.Close()
+}
+
+// openOutputs opens the outputs that name a file ("-" for stdout) for
+// writing, all or none, and returns them in their order, nil for those
+// without a name. A file is truncated only once every one is open; if one
+// cannot be, those opened are closed, and those made removed, so that the
+// files are as they were.
+func openOutputs(stdout io.Writer, outs ...output) ([]*output, error) {
+	opened := make([]*output, len(outs))
+	var made []string
+	undo := func() {
+		for _, o := range opened {
+			if o != nil {
+				o.close()
+			}
+		}
+		for _, name := range made {
+			os.Remove(name)
+		}
 	}
-	return f, f.Close, nil
+	for i, o := range outs {
+		switch o.name {
+		case "":
+			continue
+		case "-":
+			o.w = stdout
+			opened[i] = &o
+			continue
+		}
+		f, err := os.OpenFile(o.name, os.O_WRONLY, 0)
+		if errors.Is(err, fs.ErrNotExist) {
+			if f, err = os.OpenFile(o.name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666); err == nil {
+				made = append(made, o.name)
+			}
+		}
+		if err != nil {
+			undo()
+			return nil, fmt.Errorf("%s: %w", o.flag, err)
+		}
+		o.w, o.f = f, f
+		opened[i] = &o
+	}
+	for _, o := range opened {
+		if o == nil || o.f == nil {
+			continue
+		}
+		// As os.Create would: a regular file starts empty (a device or a
+		// pipe cannot be truncated, and need not be).
+		if fi, err := o.f.Stat(); err == nil && fi.Mode().IsRegular() {
+			if err := o.f.Truncate(0); err != nil {
+				undo()
+				return nil, fmt.Errorf("%s: %w", o.flag, err)
+			}
+		}
+	}
+	return opened, nil
+}
+
+// checkChains reads and parses the DSCilia files of -chains (a file, or
+// the *.dscilia files of a directory), so that one missing or malformed is
+// an error before the run; loading them, once the scripts' first instant
+// has run, may still fail (an unknown type, say).
+func checkChains(paths []string) error {
+	for _, path := range paths {
+		files := []string{path}
+		if fi, err := os.Stat(path); err != nil {
+			return fmt.Errorf("-chains: %w", err)
+		} else if fi.IsDir() {
+			if files, err = filepath.Glob(filepath.Join(path, "*.dscilia")); err != nil {
+				return fmt.Errorf("-chains: %w", err)
+			}
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err == nil {
+				_, err = dscilia.Parse(data)
+				if err != nil {
+					err = fmt.Errorf("%s: %w", file, err)
+				}
+			}
+			if err != nil {
+				return fmt.Errorf("-chains: %w", err)
+			}
+		}
+	}
+	return nil
 }
 
 // scriptFile is a parsed script and where it came from.
@@ -256,34 +350,6 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if err != nil {
 		return err
 	}
-	// The events, from the first: the clock set to the run's start too.
-	var events *bufio.Writer
-	nEvents := 0
-	if o.events != "" {
-		// No := here: the deferred function must set run's own err, or a
-		// write that failed (a full disk) would exit 0 with the events cut.
-		var w io.Writer
-		var closeFn func() error
-		if w, closeFn, err = output(o.events, stdout); err != nil {
-			return fmt.Errorf("-events: %w", err)
-		}
-		events = bufio.NewWriterSize(w, 1<<16)
-		defer func() {
-			ferr := events.Flush()
-			if cerr := closeFn(); ferr == nil {
-				ferr = cerr
-			}
-			if ferr != nil {
-				err = errors.Join(err, fmt.Errorf("-events: %w", ferr))
-			}
-		}()
-		stop := home.Observe(func(e sim.Event) {
-			events.Write(httpapi.EventJSON(e))
-			events.WriteByte('\n')
-			nEvents++
-		})
-		defer stop()
-	}
 	var scripts []scriptFile
 	for _, path := range o.scripts {
 		src, err := os.ReadFile(path)
@@ -305,6 +371,57 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		if err := inTimeSpan(start, loc); err != nil {
 			return fmt.Errorf("%s: startdate: %w", scripts[0].path, err)
 		}
+	}
+	// Everything that can be checked is before an output is created or
+	// truncated: an error before the run leaves the files as they were.
+	if err := checkChains(o.chains); err != nil {
+		return err
+	}
+	var samples *sampler
+	if o.csv != "" || o.plot != "" {
+		if samples, err = newSampler(home, loc, o.csv != "", o.plot != ""); err != nil {
+			return err
+		}
+		defer samples.close()
+	}
+	// The CSV and the plot are written at the end (the CSV's header holds
+	// every column the run saw), but their files are opened now, with the
+	// events', so that one that cannot be is an error before the run, not
+	// after it.
+	outs, err := openOutputs(stdout, output{flag: "-events", name: o.events}, output{flag: "-csv", name: o.csv}, output{flag: "-plot", name: o.plot})
+	if err != nil {
+		return err
+	}
+	eventsOut, csvOut, plotOut := outs[0], outs[1], outs[2]
+	defer func() { // on an early return; after writing, closing again does nothing
+		for _, o := range outs {
+			if o != nil {
+				o.close()
+			}
+		}
+	}()
+	// The events, from the first: the clock set to the run's start too.
+	var events *bufio.Writer
+	nEvents := 0
+	if eventsOut != nil {
+		events = bufio.NewWriterSize(eventsOut.w, 1<<16)
+		// The deferred function sets run's own err, or a write that failed
+		// (a full disk) would exit 0 with the events cut.
+		defer func() {
+			ferr := events.Flush()
+			if cerr := eventsOut.close(); ferr == nil {
+				ferr = cerr
+			}
+			if ferr != nil {
+				err = errors.Join(err, fmt.Errorf("-events: %w", ferr))
+			}
+		}()
+		stop := home.Observe(func(e sim.Event) {
+			events.Write(httpapi.EventJSON(e))
+			events.WriteByte('\n')
+			nEvents++
+		})
+		defer stop()
 	}
 	ms := start.UnixMilli()
 	if _, err := home.UpdateClock(sim.ClockUpdate{StartDate: &ms}); err != nil {
@@ -350,31 +467,6 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 		fmt.Fprintf(stderr, "simulate: simulated time ends with the year 9999: playing to %s only\n", end.Format(time.DateTime))
 	}
 
-	// Outputs.
-	// The CSV and the plot are written at the end (the CSV's header holds
-	// every column the run saw), but their files are opened now, so that
-	// one that cannot be is an error before the run, not after it.
-	var csvOut io.Writer
-	csvClose := func() error { return nil }
-	if o.csv != "" {
-		if csvOut, csvClose, err = output(o.csv, stdout); err != nil {
-			return fmt.Errorf("-csv: %w", err)
-		}
-	}
-	var plotFile *os.File
-	if o.plot != "" {
-		if plotFile, err = os.Create(o.plot); err != nil {
-			csvClose()
-			return fmt.Errorf("-plot: %w", err)
-		}
-	}
-	var samples *sampler
-	if o.csv != "" || o.plot != "" {
-		if samples, err = newSampler(home, loc, o.csv != "", o.plot != ""); err != nil {
-			return err
-		}
-		defer samples.close()
-	}
 	progress := newProgress(stderr, start, total)
 
 	// Play: step by -every, sampling after each step.
@@ -415,18 +507,18 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	if played != nil {
 		errs = append(errs, played)
 	}
-	if o.csv != "" {
-		werr := samples.writeCSV(csvOut)
-		if cerr := csvClose(); werr == nil {
+	if csvOut != nil {
+		werr := samples.writeCSV(csvOut.w)
+		if cerr := csvOut.close(); werr == nil {
 			werr = cerr
 		}
 		if werr != nil {
 			errs = append(errs, fmt.Errorf("-csv: %w", werr))
 		}
 	}
-	if o.plot != "" {
-		perr := samples.plot(plotFile, loc)
-		if cerr := plotFile.Close(); perr == nil {
+	if plotOut != nil {
+		perr := samples.plot(plotOut.f, loc) // a file: -plot cannot be stdout
+		if cerr := plotOut.close(); perr == nil {
 			perr = cerr
 		}
 		if perr != nil {

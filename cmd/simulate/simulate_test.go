@@ -502,3 +502,49 @@ func TestSimulateStartOutOfTime(t *testing.T) {
 		t.Errorf("a script's start date in the year 0 of UTC = %v, want %q…", err, want)
 	}
 }
+
+// TestSimulateErrorLeavesOutputs: an error before the run (a script or a
+// chain file that does not parse, an output that cannot be opened) creates
+// no output and leaves those that exist as they were.
+func TestSimulateErrorLeavesOutputs(t *testing.T) {
+	badChain := filepath.Join(t.TempDir(), "bad.dscilia")
+	os.WriteFile(badChain, []byte("<cilia><chain"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"a script that does not parse", []string{"testdata/malformed.bhv"}},
+		{"a missing script", []string{"testdata/missing.bhv"}},
+		{"a chain file that does not parse", []string{"-chains", badChain, "testdata/morning.bhv"}},
+		{"a plot that cannot be opened", []string{"-plot", "missing/x.svg", "testdata/morning.bhv"}},
+	} {
+		dir := t.TempDir()
+		old := filepath.Join(dir, "old.csv")
+		os.WriteFile(old, []byte("kept\n"), 0o644)
+		args := append([]string{"-csv", old, "-events", filepath.Join(dir, "new.jsonl")}, tc.args...)
+		for i, a := range args {
+			if strings.HasPrefix(a, "missing/") {
+				args[i] = filepath.Join(dir, a)
+			}
+		}
+		if err := run(args, io.Discard, io.Discard); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+		if b, _ := os.ReadFile(old); string(b) != "kept\n" {
+			t.Errorf("%s: the CSV that existed holds %q, want it untouched", tc.name, b)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "new.jsonl")); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: the events file was made (%v), want none", tc.name, err)
+		}
+	}
+	// A run truncates what it overwrites.
+	dir := t.TempDir()
+	old := filepath.Join(dir, "old.csv")
+	os.WriteFile(old, bytes.Repeat([]byte("x"), 1<<20), 0o644)
+	if err := run([]string{"-csv", old, "-for", "1m", "testdata/morning.bhv"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(old); !bytes.HasPrefix(b, []byte("time,")) || bytes.Contains(b, []byte("xxx")) {
+		t.Errorf("the CSV overwritten = %.100q…, want only the run's", b)
+	}
+}

@@ -525,14 +525,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 			errs = append(errs, fmt.Errorf("-plot: %w", perr))
 		}
 	}
-	if len(errs) > 0 {
-		return errors.Join(errs...)
-	}
+	// The actions that failed are listed whatever else went wrong.
 	for _, f := range failures {
 		fmt.Fprintln(stderr, f)
 	}
 	if len(failures) > 0 {
-		return fmt.Errorf("%d actions failed", len(failures))
+		errs = append(errs, fmt.Errorf("%d actions failed", len(failures)))
 	}
-	return nil
+	return errors.Join(errs...)
 }

@@ -548,3 +548,17 @@ func TestSimulateErrorLeavesOutputs(t *testing.T) {
 		t.Errorf("the CSV overwritten = %.100q…, want only the run's", b)
 	}
 }
+
+// TestSimulateFailuresWithOtherError: the actions that failed are listed
+// even when the run also ends in another error (here an output that could
+// not be written).
+func TestSimulateFailuresWithOtherError(t *testing.T) {
+	var errb bytes.Buffer
+	err := run([]string{"-csv", "-", "testdata/morning.bhv", "testdata/failing.bhv"}, failingWriter{}, &errb)
+	if err == nil || !strings.Contains(err.Error(), "-csv: no space left on device") || !strings.Contains(err.Error(), "1 actions failed") {
+		t.Errorf("run = %v, want the -csv error and the failed actions", err)
+	}
+	if !strings.Contains(errb.String(), "testdata/failing.bhv: line 4: ") {
+		t.Errorf("stderr = %q, want the failed action listed", errb.String())
+	}
+}

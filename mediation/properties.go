@@ -125,7 +125,12 @@ func propMarshal(v any) (string, error) {
 // name, which a chain file cannot name, and on a property name holding a
 // character that a chain file (XML) cannot carry: a control
 // character other than tab, line feed and carriage return, U+FFFE, U+FFFF
-// or invalid UTF-8; values may hold any (DSCilia writes them as JSON).
+// or invalid UTF-8; values may hold any character (DSCilia writes them as
+// JSON). And it fails on a value JSON cannot carry (a func, a chan, a
+// complex number, a NaN or infinite number, a map with keys of a type JSON
+// has none for), given through the Go API: the chain could not be exported
+// as DSCilia, its state directory's snapshots would fail, and the REST
+// API could not answer with the component.
 func checkProps(props map[string]any) error {
 	for k := range props {
 		if k == "" {
@@ -137,6 +142,47 @@ func checkProps(props map[string]any) error {
 	}
 	if tooDeep(props, 1) {
 		return errorf(ErrInvalid, "properties: nesting deeper than %d", propMaxDepth)
+	}
+	for k, v := range props {
+		if err := jsonValue(v); err != nil {
+			return errorf(ErrInvalid, "property %q %v", k, err)
+		}
+	}
+	return nil
+}
+
+// jsonValue says what in v encoding/json cannot print, or returns nil; v
+// is not too deep (tooDeep), so not cyclic through maps and slices.
+func jsonValue(v any) error {
+	switch x := v.(type) {
+	case nil, bool, string:
+		return nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("must be a finite number, not %v", x)
+		}
+		return nil
+	case map[string]any:
+		for _, e := range x {
+			if err := jsonValue(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	case []any:
+		for _, e := range x {
+			if err := jsonValue(e); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	switch reflect.ValueOf(v).Kind() {
+	case reflect.Func, reflect.Chan, reflect.UnsafePointer, reflect.Complex64, reflect.Complex128:
+		return fmt.Errorf("holds a %T, which JSON cannot carry", v)
+	}
+	if _, err := json.Marshal(v); err != nil {
+		return fmt.Errorf("holds a %T, which JSON cannot carry (%v)", v, err)
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -391,5 +392,47 @@ func TestMessagePrintable(t *testing.T) {
 				t.Errorf("json.Marshal(Printable) = %v", err)
 			}
 		})
+	}
+}
+
+// TestPropertiesNotJSON: a value JSON cannot carry, given through the Go
+// API, is refused with ErrInvalid wherever properties come in (a chain
+// holding one could not be exported, snapshotted or shown over REST);
+// Go values JSON can carry are kept.
+func TestPropertiesNotJSON(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch, err := e.CreateChain("c")
+	must(t, err)
+	_, err = ch.AddMediator("passthrough", "p", nil)
+	must(t, err)
+	_, err = ch.AddMediator("passthrough", "q", nil)
+	must(t, err)
+	for name, v := range map[string]any{
+		"func": func() {}, "chan": make(chan int), "complex": complex(1, 2), "NaN": math.NaN(), "+Inf": math.Inf(1),
+		"nested func": map[string]any{"a": []any{1.0, func() {}}}, "typed NaN": []float64{math.NaN()},
+		"map keyed by a struct": map[struct{ X int }]int{{1}: 1},
+	} {
+		props := map[string]any{"x": v}
+		for op, f := range map[string]func() error{
+			"AddMediator":      func() error { _, err := ch.AddMediator("passthrough", "m", props); return err },
+			"AddComponent":     func() error { _, err := ch.AddComponent(mediation.KindAdapter, "rest-out", "a", props); return err },
+			"SetProperties":    func() error { _, err := ch.SetProperties("p", props); return err },
+			"UpdateProperties": func() error { _, err := ch.UpdateProperties("p", props); return err },
+			"Bind":             func() error { _, err := ch.Bind("p:out", "q:in", "queue", props); return err },
+		} {
+			if err := f(); !errors.Is(err, mediation.ErrInvalid) || !strings.Contains(err.Error(), `"x"`) {
+				t.Errorf("%s with a %s = %v, want ErrInvalid naming the property", op, name, err)
+			}
+		}
+	}
+	if cs, err := ch.Components(); err != nil || len(cs) != 2 {
+		t.Errorf("components = %v (%v), want p and q only", cs, err)
+	}
+	// Go values that JSON carries are kept, and the component prints.
+	info, err := ch.SetProperties("p", map[string]any{"list": []string{"a"}, "n": 3, "d": time.Second, "m": map[int]bool{1: true}})
+	must(t, err)
+	if _, err := json.Marshal(info); err != nil {
+		t.Errorf("the component does not print as JSON: %v", err)
 	}
 }

@@ -71,7 +71,8 @@ func AttachEngine(engine *mediation.Engine, nc *nats.Conn) (*Chains, error) {
 		Name: NATSIn, Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
 		Properties: map[string]any{"subject": "", "queue": "", "stream": "", "durable": "", "dedup-window": DefaultDedupWindow},
 		Doc: "Brings the messages published on a NATS subject into the chain (optional queue group). With a JetStream stream and " +
-			"a durable consumer, what was published while the chain was down is delivered when it is back, at least once; repeats are dropped by id.",
+			"a durable consumer, what was published while the chain was down is delivered when it is back, at least once; repeats are dropped by id. " +
+			"A batch of the nats linker is split into its messages; a message that cannot be decoded is counted as an error.",
 		New: c.newIn,
 	}); err != nil {
 		return nil, err
@@ -281,10 +282,37 @@ func intProp(props map[string]any, name string, def, lo, hi int) (int, error) {
 	return 0, invalidf("property %q must be an integer from %d to %d", name, lo, hi)
 }
 
-// Inject passes on the messages the subscription sends in.
+// Inject passes on the messages the subscription sends in; one that could
+// not be decoded fails, so that the adapter counts it among its errors.
 func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
+	if u, ok := m.Content.(undecodable); ok {
+		return u.err
+	}
 	out.Emit("out", m)
 	return nil
+}
+
+// undecodable is the content of what a nats-in sends into its chain for a
+// NATS message it could not decode: Inject fails with err, which counts
+// it in the adapter's errors (GET /mediation/<chain> shows them), the
+// mediation engine giving a component no other way to count.
+type undecodable struct{ err error }
+
+// decodeAll reads the chain messages a NATS message carries: the
+// messages of a batch of the nats linker (HeaderBatch), or the one.
+func decodeAll(msg *nats.Msg) ([]mediation.Message, error) {
+	if msg.Header.Get(HeaderBatch) != "" {
+		ms, err := decodeBatch(msg.Data)
+		if err != nil {
+			return nil, fmt.Errorf("batch: %w", err)
+		}
+		return ms, nil
+	}
+	m, err := Decode(msg)
+	if err != nil {
+		return nil, err
+	}
+	return []mediation.Message{m}, nil
 }
 
 // Announce subscribes, unless it is subscribed.
@@ -406,41 +434,52 @@ func (in *natsIn) send(m mediation.Message) error {
 	return ch.Send(in.id, m)
 }
 
-// receive takes a core NATS message. One the chain cannot take (it is
-// stopped, or full past the engine's send timeout) is lost: core NATS keeps
-// nothing. JetStream keeps it.
+// receive takes a core NATS message: the messages of a batch of the nats
+// linker one by one, or the one. One the chain cannot take (it is stopped,
+// or full past the engine's send timeout) is lost: core NATS keeps
+// nothing. JetStream keeps it. One that cannot be decoded is counted in
+// the adapter's errors.
 func (in *natsIn) receive(msg *nats.Msg) {
-	m, err := Decode(msg)
+	ms, err := decodeAll(msg)
 	if err != nil {
+		_ = in.send(mediation.Message{Content: undecodable{fmt.Errorf("%s: %w", msg.Subject, err)}})
 		return
 	}
-	// A message published again with its id (a chain that loops through
-	// the subject: nats-out keeps the id it carries) is taken once.
-	if id, _ := m.Properties[PropID].(string); !in.dedup.add(id) {
-		return
+	for _, m := range ms {
+		// A message published again with its id (a chain that loops
+		// through the subject: nats-out keeps the id it carries) is taken
+		// once.
+		if id, _ := m.Properties[PropID].(string); !in.dedup.add(id) {
+			continue
+		}
+		_ = in.send(m)
 	}
-	_ = in.send(m)
 }
 
-// receiveJS takes a JetStream message: acknowledged once the chain took it,
-// dropped (and acknowledged) when its id was seen, asked again later when
-// the chain could not take it.
+// receiveJS takes a JetStream message (the messages of a batch one by
+// one): acknowledged once the chain took it, dropped (and acknowledged)
+// when its id was seen, asked again later when the chain could not take
+// it, the messages of a batch it took being dropped then as seen. One that
+// cannot be decoded is counted in the adapter's errors and never asked
+// again.
 func (in *natsIn) receiveJS(msg jetstream.Msg) {
-	m, err := Decode(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
+	ms, err := decodeAll(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
 	if err != nil {
+		_ = in.send(mediation.Message{Content: undecodable{fmt.Errorf("%s: %w", msg.Subject(), err)}})
 		msg.Term() // it will never decode
 		return
 	}
-	id, _ := m.Properties[PropID].(string)
-	if in.dedup.has(id) {
-		msg.Ack()
-		return
+	for _, m := range ms {
+		id, _ := m.Properties[PropID].(string)
+		if in.dedup.has(id) {
+			continue
+		}
+		if err := in.send(m); err != nil && (errors.Is(err, mediation.ErrConflict) || errors.Is(err, mediation.ErrBusy)) {
+			msg.NakWithDelay(time.Second)
+			return
+		}
+		in.dedup.add(id)
 	}
-	if err := in.send(m); err != nil && (errors.Is(err, mediation.ErrConflict) || errors.Is(err, mediation.ErrBusy)) {
-		msg.NakWithDelay(time.Second)
-		return
-	}
-	in.dedup.add(id)
 	msg.Ack()
 }
 

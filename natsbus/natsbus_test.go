@@ -827,3 +827,59 @@ func TestStoppedChainEndsItsRetries(t *testing.T) {
 		}
 	}
 }
+
+// TestNATSInUndecodableAndBatches: a nats-in counts what it cannot decode
+// (a property header that is not JSON, a bad % escape in a header name, a
+// batch that is not one) among its errors, rather than dropping it
+// unseen, and splits a batch of the nats linker into its messages, as the
+// linker's receiver does; with core NATS and with a stream.
+func TestNATSInUndecodableAndBatches(t *testing.T) {
+	s, nc := startNATS(t)
+	for _, tc := range []struct {
+		name  string
+		props map[string]any
+	}{
+		{"core", map[string]any{"subject": "odd.core"}},
+		{"stream", map[string]any{"subject": "odd.js", "stream": "ODD", "durable": "odd"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, sink := engine(t, connect(t, s.URL()))
+			ch := build(t, e, "c", []comp{
+				{mediation.KindAdapter, natsbus.NATSIn, "in", tc.props},
+				{mediation.KindAdapter, "sink", "out", nil},
+			}, []bind{{"in:out", "out:in", "", nil}})
+			subject := tc.props["subject"].(string)
+			publish := func(data string, header nats.Header) {
+				t.Helper()
+				if err := nc.PublishMsg(&nats.Msg{Subject: subject, Data: []byte(data), Header: header}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			publish(`1`, nats.Header{natsbus.HeaderProperty + "k": {"not JSON"}})
+			publish(`2`, nats.Header{natsbus.HeaderProperty + "a%zz": {"1"}})
+			publish(`[{"id":"x"`, nats.Header{natsbus.HeaderBatch: {"1"}})
+			publish(`[{"id":"b1","content":{"n":1},"properties":{"k":"v"}},{"id":"b2","content":2,"properties":{}}]`,
+				nats.Header{natsbus.HeaderBatch: {"2"}})
+			publish(`"last"`, nil)
+			var got []mediation.Message
+			for len(got) == 0 || got[len(got)-1].Content != "last" {
+				got = append(got, receive(t, sink, 1)...)
+			}
+			want := []mediation.Message{
+				{Content: map[string]any{"n": 1.0}, Properties: map[string]any{"k": "v", natsbus.PropID: "b1"}},
+				{Content: 2.0, Properties: map[string]any{natsbus.PropID: "b2"}},
+				{Content: "last", Properties: map[string]any{}},
+			}
+			if d := cmp.Diff(want, got, cmpopts.EquateEmpty()); d != "" {
+				t.Errorf("received (-want +got):\n%s", d)
+			}
+			info, err := ch.Component("in")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Counters.Errors != 3 {
+				t.Errorf("counters %+v, want 3 errors: the messages that could not be decoded", info.Counters)
+			}
+		})
+	}
+}

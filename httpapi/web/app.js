@@ -216,6 +216,66 @@ function showError(elem, err) {
 
 // ---------------------------------------------------------------- rendering
 
+// Rendering is incremental: a change of the model marks what it changed
+// (change, touch), and the next frame redraws only that, and what depends on
+// it: a zone's label when an icon moves in or out of its corners, the view
+// box when something moves, appears or goes. Everything is redrawn only
+// after a full re-fetch or when the view box's scale changes, since icons,
+// strokes and labels are drawn to it.
+const dirty = {
+  all: true,          // redraw everything
+  bounds: true,       // the view box may have changed
+  zones: new Set(),   // ids to redraw
+  devices: new Set(),
+  persons: new Set(),
+  zoneOrder: false,   // zones appeared, went or changed size
+  deviceOrder: false, // devices appeared, went or were (un)placed
+  personOrder: false,
+  lists: true,        // the side lists may have changed
+};
+
+function markAll() {
+  dirty.all = true;
+  dirty.bounds = true;
+  dirty.lists = true;
+  scheduleRender();
+}
+
+const dirtyIds = (entity) => ({ zone: dirty.zones, device: dirty.devices, person: dirty.persons }[entity]);
+
+// touch redraws one zone, device or person at the next frame, the model
+// unchanged (its selection, or the end of a drag).
+function touch(entity, id) {
+  dirtyIds(entity)?.add(id);
+  scheduleRender();
+}
+
+// change puts obj as the zone, device or person id in the model, or removes
+// it when obj is undefined, and marks what that changes on the plan.
+function change(entity, id, obj) {
+  const coll = collection(entity);
+  const old = coll.get(id);
+  if (obj) coll.set(id, obj);
+  else coll.delete(id);
+  dirtyIds(entity).add(id);
+  if (entity === 'zone') {
+    dirty.lists = true;
+    if (!old || !obj || old.leftX !== obj.leftX || old.topY !== obj.topY || old.rightX !== obj.rightX || old.bottomY !== obj.bottomY) {
+      dirty.bounds = true;
+      dirty.zoneOrder = true;
+    }
+  } else {
+    const was = !!old && isPlaced(old), is = !!obj && isPlaced(obj);
+    if (was !== is) dirty[`${entity}Order`] = true;
+    if (entity === 'person' || !was || !is || old?.name !== obj?.name) dirty.lists = true;
+    if (!old || !obj || old.positionX !== obj.positionX || old.positionY !== obj.positionY) {
+      dirty.bounds = true;
+      iconMoved(entity, old, obj);
+    }
+  }
+  scheduleRender();
+}
+
 let renderPending = false;
 function scheduleRender() {
   if (renderPending) return;
@@ -230,21 +290,45 @@ function doRender() {
 }
 
 function render() {
-  if (!ui.drag) computeViewBox();
-  renderZones();
-  renderDevices();
-  renderPersons();
-  renderLists();
+  if (dirty.bounds && !ui.drag) {
+    dirty.bounds = false;
+    const unit = ui.unit;
+    computeViewBox();
+    if (ui.unit !== unit) dirty.all = true;
+  }
+  renderEmpty();
+  const all = dirty.all;
+  dirty.all = false;
+  if (all) zoneBoxes.clear();
+  renderZones(all);
+  renderDevices(all);
+  renderPersons(all);
+  if (dirty.lists || all) {
+    dirty.lists = false;
+    renderLists();
+  }
   renderScripts();
   refreshInspector();
 }
 
+// computeViewBox fits the view box to the zones, devices and persons.
 function computeViewBox() {
   let x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
-  const grow = (a, b, c, d) => { x0 = Math.min(x0, a); y0 = Math.min(y0, b); x1 = Math.max(x1, c); y1 = Math.max(y1, d); };
-  for (const z of model.zones.values()) grow(z.leftX, z.topY, z.rightX, z.bottomY);
-  for (const o of [...model.devices.values(), ...model.persons.values()]) {
-    if (isPlaced(o)) grow(o.positionX, o.positionY, o.positionX, o.positionY);
+  for (const z of model.zones.values()) {
+    if (z.leftX < x0) x0 = z.leftX;
+    if (z.topY < y0) y0 = z.topY;
+    if (z.rightX > x1) x1 = z.rightX;
+    if (z.bottomY > y1) y1 = z.bottomY;
+  }
+  for (const m of [model.devices, model.persons]) {
+    for (const o of m.values()) {
+      if (!isPlaced(o)) continue;
+      const x = o.positionX, y = o.positionY;
+      if (x < x0) x0 = x;
+      if (y < y0) y0 = y;
+      if (x > x1) x1 = x;
+      if (y > y1) y1 = y;
+    }
   }
   let vb;
   if (!Number.isFinite(x0)) {
@@ -256,10 +340,19 @@ function computeViewBox() {
   }
   ui.viewBox = vb;
   ui.unit = Math.max(vb[2], vb[3]) / 800;
-  const plan = $('#plan');
-  setAttr(plan, 'viewBox', vb.map((v) => Math.round(v * 100) / 100).join(' '));
+  setAttr($('#plan'), 'viewBox', vb.map((v) => Math.round(v * 100) / 100).join(' '));
+}
+
+// renderEmpty says why the plan is empty, if it is.
+let emptySig = '';
+function renderEmpty() {
+  const vb = ui.viewBox;
+  const sig = `${model.zones.size > 0}|${ui.problem}|${ui.loaded}|${vb}|${ui.unit}`;
+  if (sig === emptySig) return;
+  emptySig = sig;
   const empty = $('#plan-empty');
-  empty.style.display = model.zones.size ? 'none' : '';
+  const display = model.zones.size ? 'none' : '';
+  if (empty.style.display !== display) empty.style.display = display;
   setText(empty, ui.problem || (ui.loaded ? 'No zones yet: add one from the side panel.' : 'Loading the home…'));
   setAttr(empty, 'x', vb[0] + vb[2] / 2);
   setAttr(empty, 'y', vb[1] + vb[3] / 2);
@@ -285,76 +378,160 @@ function zoneLight(z) {
   return Math.min(1, Math.log10(1 + lux) / Math.log10(1 + 2000)) * 0.55;
 }
 
-function renderZones() {
-  const layer = $('#zones-layer');
-  const u = ui.unit;
-  const obstacles = iconBoxes(u);
-  // Larger zones first, so that a zone inside another stays visible.
-  const zones = [...model.zones.values()].sort((a, b) =>
-    (b.rightX - b.leftX) * (b.bottomY - b.topY) - (a.rightX - a.leftX) * (a.bottomY - a.topY));
-  for (const z of zones) {
-    let g = zoneEls.get(z.id);
-    if (!g) {
-      g = svg('g', { class: 'zone', 'data-entity': 'zone', 'data-id': z.id, 'data-testid': `zone-${z.id}`, tabindex: 0, role: 'button' });
-      g.append(
-        svg('title'),
-        svg('rect', { class: 'zone-rect' }),
-        svg('rect', { class: 'zone-light', fill: '#ffe066' }),
-        svg('text', { class: 'zone-name' }),
-        svg('text', { class: 'zone-var zone-temp', 'data-testid': `zone-temp-${z.id}` }),
-        svg('text', { class: 'zone-var zone-lux', 'data-testid': `zone-lux-${z.id}` }),
-      );
-      zoneEls.set(z.id, g);
-      layer.append(g); // in the document, so that its text can be measured
-    }
-    const [title, rect, light, name, temp, lux] = g.children;
-    const w = z.rightX - z.leftX, h = z.bottomY - z.topY;
-    for (const r of [rect, light]) {
-      setAttr(r, 'x', z.leftX); setAttr(r, 'y', z.topY); setAttr(r, 'width', w); setAttr(r, 'height', h);
-    }
-    setAttr(rect, 'fill', zoneFill(z));
-    setAttr(rect, 'stroke-width', 3 * u);
-    setAttr(light, 'fill-opacity', zoneLight(z).toFixed(3));
-    const vars = z.variables || {};
-    const lines = [name];
-    setAttr(name, 'font-size', 15 * u);
-    setText(name, displayName(z));
-    setAttr(temp, 'font-size', 13 * u);
-    setText(temp, fmtC(vars.Temperature));
-    setAttr(lux, 'font-size', 13 * u);
-    setText(lux, fmtLux(vars.Illuminance));
-    temp.style.display = 'Temperature' in vars ? '' : 'none';
-    lux.style.display = 'Illuminance' in vars ? '' : 'none';
-    if ('Temperature' in vars) lines.push(temp);
-    if ('Illuminance' in vars) lines.push(lux);
-    layoutLabel(g, z, lines, obstacles, u);
-    const label = `Zone ${displayName(z)}: ${'Temperature' in vars ? fmtC(vars.Temperature) : 'no temperature'}, ${'Illuminance' in vars ? fmtLux(vars.Illuminance) : 'no illuminance'}`;
-    setText(title, label);
-    setAttr(g, 'aria-label', label);
-    g.classList.toggle('selected', isSelected('zone', z.id));
+const zoneArea = (z) => (z.rightX - z.leftX) * (z.bottomY - z.topY);
+
+function renderZones(all) {
+  const ids = all ? [...model.zones.keys()] : [...dirty.zones];
+  dirty.zones.clear();
+  for (const id of ids) renderZone(id);
+  if (all || dirty.zoneOrder) {
+    dirty.zoneOrder = false;
+    // Larger zones first, so that a zone inside another stays visible.
+    const zones = [...model.zones.values()].sort((a, b) => zoneArea(b) - zoneArea(a));
+    syncLayer($('#zones-layer'), zoneEls, zones.map((z) => z.id));
   }
-  syncLayer(layer, zoneEls, zones.map((z) => z.id));
 }
 
-// iconBoxes returns the boxes of the icons on the plan, which zone labels
-// avoid.
-function iconBoxes(u) {
-  const out = [];
-  for (const d of model.devices.values()) {
-    if (isPlaced(d)) out.push([d.positionX - 15 * u, d.positionY - 15 * u, d.positionX + 15 * u, d.positionY + 15 * u]);
+function renderZone(id) {
+  const z = model.zones.get(id);
+  let g = zoneEls.get(id);
+  if (!z) {
+    if (g) { g.remove(); zoneEls.delete(id); }
+    zoneBoxes.delete(id);
+    return;
   }
-  for (const p of model.persons.values()) {
-    if (isPlaced(p)) out.push([p.positionX - 16 * u, p.positionY - 16 * u, p.positionX + 16 * u, p.positionY + 28 * u]);
+  const u = ui.unit;
+  if (!g) {
+    g = svg('g', { class: 'zone', 'data-entity': 'zone', 'data-id': z.id, 'data-testid': `zone-${z.id}`, tabindex: 0, role: 'button' });
+    g.append(
+      svg('title'),
+      svg('rect', { class: 'zone-rect' }),
+      svg('rect', { class: 'zone-light', fill: '#ffe066' }),
+      svg('text', { class: 'zone-name' }),
+      svg('text', { class: 'zone-var zone-temp', 'data-testid': `zone-temp-${z.id}` }),
+      svg('text', { class: 'zone-var zone-lux', 'data-testid': `zone-lux-${z.id}` }),
+    );
+    zoneEls.set(z.id, g);
+    $('#zones-layer').append(g);
+    dirty.zoneOrder = true;
   }
-  return out;
+  const [title, rect, light, name, temp, lux] = g.children;
+  const w = z.rightX - z.leftX, h = z.bottomY - z.topY;
+  for (const r of [rect, light]) {
+    setAttr(r, 'x', z.leftX); setAttr(r, 'y', z.topY); setAttr(r, 'width', w); setAttr(r, 'height', h);
+  }
+  setAttr(rect, 'fill', zoneFill(z));
+  setAttr(rect, 'stroke-width', 3 * u);
+  setAttr(light, 'fill-opacity', zoneLight(z).toFixed(3));
+  const vars = z.variables || {};
+  const hasT = 'Temperature' in vars, hasL = 'Illuminance' in vars;
+  const lines = [[name, displayName(z), 15 * u]];
+  if (hasT) lines.push([temp, fmtC(vars.Temperature), 13 * u]);
+  if (hasL) lines.push([lux, fmtLux(vars.Illuminance), 13 * u]);
+  for (const [t, text, size] of lines) {
+    setAttr(t, 'font-size', size);
+    setText(t, text);
+  }
+  setDisplay(temp, hasT);
+  setDisplay(lux, hasL);
+  const width = Math.max(...lines.map(([t, text, size]) => textWidth(t, text, size)));
+  layoutLabel(g, z, lines.map(([t]) => t), width, zoneObstacles(z, u), u);
+  const label = `Zone ${displayName(z)}: ${hasT ? fmtC(vars.Temperature) : 'no temperature'}, ${hasL ? fmtLux(vars.Illuminance) : 'no illuminance'}`;
+  setText(title, label);
+  setAttr(g, 'aria-label', label);
+  g.classList.toggle('selected', isSelected('zone', z.id));
+}
+
+function setDisplay(e, shown) {
+  const v = shown ? '' : 'none';
+  if (e.style.display !== v) e.style.display = v;
+}
+
+// Text is measured on a canvas, in the font its SVG text element has, read
+// once per class: measuring the SVG text itself would lay out the page.
+const measurer = document.createElement('canvas').getContext('2d');
+const fonts = new Map();
+const widths = new Map();
+
+// textWidth returns the width, in plan units, of text in element t's font
+// at size.
+function textWidth(t, text, size) {
+  const cls = t.getAttribute('class') || '';
+  let font = fonts.get(cls);
+  if (font === undefined) {
+    const cs = getComputedStyle(t);
+    font = `${cs.fontStyle} ${cs.fontWeight} 100px ${cs.fontFamily}`;
+    fonts.set(cls, font);
+  }
+  const key = `${font}\n${text}`;
+  let wd = widths.get(key);
+  if (wd === undefined) {
+    measurer.font = font;
+    wd = measurer.measureText(text).width;
+    if (widths.size > 10000) widths.clear();
+    widths.set(key, wd);
+  }
+  return (wd * size) / 100;
+}
+
+// The icons near each zone, which its label avoids, by zone id: kept until
+// an icon moves near it (iconMoved) or the scale changes.
+const zoneBoxes = new Map();
+
+// iconBox returns the box of a placed device's or person's icon on the
+// plan, at scale u.
+function iconBox(entity, o, u) {
+  const x = o.positionX, y = o.positionY;
+  return entity === 'person'
+    ? [x - 16 * u, y - 16 * u, x + 16 * u, y + 28 * u]
+    : [x - 15 * u, y - 15 * u, x + 15 * u, y + 15 * u];
+}
+
+// nearZone returns the zone's box, grown by the most that its label may stick
+// out of it.
+function nearZone(z, u) {
+  const m = 60 * u;
+  return [z.leftX - m, z.topY - m, z.rightX + m, z.bottomY + m];
+}
+
+const overlap = (a, b) => a[0] < b[2] && a[2] > b[0] && a[1] < b[3] && a[3] > b[1];
+
+function zoneObstacles(z, u) {
+  const key = `${z.leftX},${z.topY},${z.rightX},${z.bottomY},${u}`;
+  const cached = zoneBoxes.get(z.id);
+  if (cached?.key === key) return cached.boxes;
+  const near = nearZone(z, u);
+  const boxes = [];
+  for (const [entity, m] of [['device', model.devices], ['person', model.persons]]) {
+    for (const o of m.values()) {
+      if (!isPlaced(o)) continue;
+      const b = iconBox(entity, o, u);
+      if (overlap(b, near)) boxes.push(b);
+    }
+  }
+  zoneBoxes.set(z.id, { key, boxes });
+  return boxes;
+}
+
+// iconMoved redraws the labels of the zones near where an icon was or is.
+function iconMoved(entity, old, obj) {
+  const u = ui.unit;
+  const boxes = [old, obj].filter((o) => o && isPlaced(o)).map((o) => iconBox(entity, o, u));
+  if (!boxes.length) return;
+  for (const z of model.zones.values()) {
+    const near = nearZone(z, u);
+    if (boxes.some((b) => overlap(b, near))) {
+      zoneBoxes.delete(z.id);
+      dirty.zones.add(z.id);
+    }
+  }
 }
 
 const LABEL_SPOTS = ['tl', 'tr', 'bl', 'br', 'tc', 'bc'];
 
-// layoutLabel puts a zone's name and variables in the corner of the zone
-// that the fewest icons cover, keeping the current one on a tie.
-function layoutLabel(g, z, lines, boxes, u) {
-  const width = Math.max(...lines.map((t) => { try { return t.getComputedTextLength(); } catch { return 0; } }));
+// layoutLabel puts a zone's name and variables, width wide, in the corner of
+// the zone that the fewest icons cover, keeping the current one on a tie.
+function layoutLabel(g, z, lines, width, boxes, u) {
   const height = 17 * u + 16 * u * (lines.length - 1);
   const pad = 7 * u;
   const place = (spot) => {
@@ -371,7 +548,7 @@ function layoutLabel(g, z, lines, boxes, u) {
     const sc = score(place(spot));
     if (sc < bestScore) { best = spot; bestScore = sc; }
   }
-  g.dataset.spot = best;
+  if (g.dataset.spot !== best) g.dataset.spot = best;
   const p = place(best);
   lines.forEach((t, i) => {
     setAttr(t, 'x', p.x);
@@ -387,72 +564,100 @@ function syncLayer(layer, els, ids) {
   for (const [id, g] of els) {
     if (!keep.has(id)) { g.remove(); els.delete(id); }
   }
-  let i = 0;
+  let next = layer.firstElementChild;
   for (const id of ids) {
     const g = els.get(id);
-    if (layer.children[i] !== g) layer.insertBefore(g, layer.children[i] || null);
-    i++;
+    if (!g) continue;
+    if (next === g) next = g.nextElementSibling;
+    else layer.insertBefore(g, next);
   }
 }
 
-function renderDevices() {
-  const layer = $('#devices-layer');
+// placedIds returns the ids of the placed ones of m, in the model's order.
+function placedIds(m) {
   const ids = [];
-  for (const d of model.devices.values()) {
-    if (!isPlaced(d)) continue;
-    ids.push(d.id);
-    let g = deviceEls.get(d.id);
-    if (!g) {
-      g = svg('g', { class: `device kind-${kindOf(d.type).toLowerCase()}`, 'data-entity': 'device', 'data-id': d.id, 'data-testid': `device-${d.id}`, tabindex: 0, role: 'button' });
-      g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'device-label', 'text-anchor': 'middle', 'data-testid': `device-label-${d.id}` }));
-      deviceEls.set(d.id, g);
-    }
-    const [title, icon, name] = g.children;
-    setText(name, displayName(d));
-    setAttr(name, 'y', 28);
-    const kind = kindOf(d.type);
-    g.classList.toggle('deactivated', d.state === 'deactivated');
-    g.classList.toggle('faulty', d.fault === 'yes');
-    g.classList.toggle('selected', isSelected('device', d.id));
-    if (ui.drag?.g !== g) placeIcon(g, d.positionX, d.positionY);
-    const sig = iconSignature(d);
-    if (icon.dataset.sig !== sig) {
-      icon.innerHTML = deviceIcon(d);
-      icon.dataset.sig = sig;
-    }
-    const label = `${displayName(d)} (${kind}${d.location ? `, in ${d.location}` : ''}): ${deviceSummary(d)}`;
-    setText(title, label);
-    setAttr(g, 'aria-label', label);
-  }
-  syncLayer(layer, deviceEls, ids);
+  for (const o of m.values()) if (isPlaced(o)) ids.push(o.id);
+  return ids;
 }
 
-function renderPersons() {
-  const layer = $('#persons-layer');
-  const ids = [];
-  for (const p of model.persons.values()) {
-    if (!isPlaced(p)) continue;
-    ids.push(p.id);
-    let g = personEls.get(p.id);
-    if (!g) {
-      g = svg('g', { class: 'person', 'data-entity': 'person', 'data-id': p.id, 'data-testid': `person-${p.id}`, tabindex: 0, role: 'button' });
-      g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'person-label', y: 24, 'text-anchor': 'middle' }));
-      personEls.set(p.id, g);
-    }
-    const [title, icon, name] = g.children;
-    g.classList.toggle('selected', isSelected('person', p.id));
-    if (ui.drag?.g !== g) placeIcon(g, p.positionX, p.positionY);
-    const sig = p.type;
-    if (icon.dataset.sig !== sig) {
-      icon.innerHTML = personIcon(p);
-      icon.dataset.sig = sig;
-    }
-    setText(name, displayName(p));
-    const label = `${displayName(p)} (${p.type}), ${p.location && p.location !== 'unknown' ? `in ${p.location}` : 'outside every zone'}`;
-    setText(title, label);
-    setAttr(g, 'aria-label', label);
+function renderDevices(all) {
+  const ids = all ? [...model.devices.keys()] : [...dirty.devices];
+  dirty.devices.clear();
+  for (const id of ids) renderDevice(id);
+  if (all || dirty.deviceOrder) {
+    dirty.deviceOrder = false;
+    syncLayer($('#devices-layer'), deviceEls, placedIds(model.devices));
   }
-  syncLayer(layer, personEls, ids);
+}
+
+function renderDevice(id) {
+  const d = model.devices.get(id);
+  let g = deviceEls.get(id);
+  if (!d || !isPlaced(d)) {
+    if (g) { g.remove(); deviceEls.delete(id); }
+    return;
+  }
+  if (!g) {
+    g = svg('g', { class: `device kind-${kindOf(d.type).toLowerCase()}`, 'data-entity': 'device', 'data-id': d.id, 'data-testid': `device-${d.id}`, tabindex: 0, role: 'button' });
+    g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'device-label', 'text-anchor': 'middle', 'data-testid': `device-label-${d.id}` }));
+    deviceEls.set(d.id, g);
+    $('#devices-layer').append(g);
+    dirty.deviceOrder = true;
+  }
+  const [title, icon, name] = g.children;
+  setText(name, displayName(d));
+  setAttr(name, 'y', 28);
+  const kind = kindOf(d.type);
+  g.classList.toggle('deactivated', d.state === 'deactivated');
+  g.classList.toggle('faulty', d.fault === 'yes');
+  g.classList.toggle('selected', isSelected('device', d.id));
+  if (ui.drag?.g !== g) placeIcon(g, d.positionX, d.positionY);
+  const sig = iconSignature(d);
+  if (icon.dataset.sig !== sig) {
+    icon.innerHTML = deviceIcon(d);
+    icon.dataset.sig = sig;
+  }
+  const label = `${displayName(d)} (${kind}${d.location ? `, in ${d.location}` : ''}): ${deviceSummary(d)}`;
+  setText(title, label);
+  setAttr(g, 'aria-label', label);
+}
+
+function renderPersons(all) {
+  const ids = all ? [...model.persons.keys()] : [...dirty.persons];
+  dirty.persons.clear();
+  for (const id of ids) renderPerson(id);
+  if (all || dirty.personOrder) {
+    dirty.personOrder = false;
+    syncLayer($('#persons-layer'), personEls, placedIds(model.persons));
+  }
+}
+
+function renderPerson(id) {
+  const p = model.persons.get(id);
+  let g = personEls.get(id);
+  if (!p || !isPlaced(p)) {
+    if (g) { g.remove(); personEls.delete(id); }
+    return;
+  }
+  if (!g) {
+    g = svg('g', { class: 'person', 'data-entity': 'person', 'data-id': p.id, 'data-testid': `person-${p.id}`, tabindex: 0, role: 'button' });
+    g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'person-label', y: 24, 'text-anchor': 'middle' }));
+    personEls.set(p.id, g);
+    $('#persons-layer').append(g);
+    dirty.personOrder = true;
+  }
+  const [title, icon, name] = g.children;
+  g.classList.toggle('selected', isSelected('person', p.id));
+  if (ui.drag?.g !== g) placeIcon(g, p.positionX, p.positionY);
+  const sig = p.type;
+  if (icon.dataset.sig !== sig) {
+    icon.innerHTML = personIcon(p);
+    icon.dataset.sig = sig;
+  }
+  setText(name, displayName(p));
+  const label = `${displayName(p)} (${p.type}), ${p.location && p.location !== 'unknown' ? `in ${p.location}` : 'outside every zone'}`;
+  setText(title, label);
+  setAttr(g, 'aria-label', label);
 }
 
 function placeIcon(g, x, y) {
@@ -690,9 +895,8 @@ async function placeAtCentre(entity, id) {
 async function removeEntity(entity, id) {
   try {
     await api('DELETE', `/${entity}s/${entity}/${enc(id)}`);
-    collection(entity).delete(id);
+    change(entity, id, undefined);
     if (isSelected(entity, id)) select(null);
-    scheduleRender();
   } catch (err) {
     toast(err.message);
   }
@@ -704,8 +908,7 @@ function collection(entity) {
 
 function store(entity, obj) {
   if (!obj?.id) return;
-  collection(entity).set(obj.id, obj);
-  scheduleRender();
+  change(entity, obj.id, obj);
 }
 
 // ---------------------------------------------------------------- inspector
@@ -715,7 +918,9 @@ function store(entity, obj) {
 let panel = null;
 
 function select(entity, id) {
+  if (ui.selected) touch(ui.selected.entity, ui.selected.id);
   ui.selected = entity ? { entity, id } : null;
+  if (ui.selected) touch(entity, id);
   buildInspector();
   scheduleRender();
 }
@@ -1068,7 +1273,7 @@ function onPointerCancel() {
   if (!d) return;
   ui.drag = null;
   if (d.g) d.g.classList.remove('dragging');
-  scheduleRender();
+  touch(d.entity, d.id);
 }
 
 // moveTo puts a device or person at x, y (truncated) on the server.
@@ -1077,13 +1282,11 @@ async function moveTo(entity, id, x, y) {
   if (!obj) return;
   const positionX = Math.trunc(x), positionY = Math.trunc(y);
   const before = { ...obj };
-  collection(entity).set(id, { ...obj, positionX, positionY });
-  scheduleRender();
+  change(entity, id, { ...obj, positionX, positionY });
   try {
     store(entity, await api('PUT', `/${entity}s/${entity}/${enc(id)}`, { positionX, positionY }));
   } catch (err) {
-    if (collection(entity).get(id)) collection(entity).set(id, before);
-    scheduleRender();
+    if (collection(entity).get(id)) change(entity, id, before);
     toast(`Cannot move ${displayName(obj)}: ${err.message}`);
   }
 }
@@ -1304,17 +1507,17 @@ function onEvent(msg) {
 function applyEvent(ev) {
   const t = ev.eventType || '';
   if (t === 'device-event') {
-    if (ev.device) model.devices.set(ev.device.id, ev.device);
+    if (ev.device) change('device', ev.device.id, ev.device);
     flash(ev.deviceId);
   } else if (t.startsWith('zone-')) {
-    if (t === 'zone-removed') model.zones.delete(ev.zoneId);
-    else if (ev.zone) model.zones.set(ev.zone.id, ev.zone);
+    if (t === 'zone-removed') change('zone', ev.zoneId, undefined);
+    else if (ev.zone) change('zone', ev.zone.id, ev.zone);
   } else if (t.startsWith('device-')) {
-    if (t === 'device-removed') model.devices.delete(ev.deviceId);
-    else if (ev.device) model.devices.set(ev.device.id, ev.device);
+    if (t === 'device-removed') change('device', ev.deviceId, undefined);
+    else if (ev.device) change('device', ev.device.id, ev.device);
   } else if (t.startsWith('person-')) {
-    if (t === 'person-removed') model.persons.delete(ev.personId);
-    else if (ev.person) model.persons.set(ev.person.id, ev.person);
+    if (t === 'person-removed') change('person', ev.personId, undefined);
+    else if (ev.person) change('person', ev.person.id, ev.person);
   } else if (t === 'clock-modified') {
     setClock(ev.clock);
   } else if (t.startsWith('script-')) {
@@ -1401,6 +1604,7 @@ async function refetchAll() {
     model.devices = new Map(devices.map((d) => [d.id, d]));
     model.persons = new Map(persons.map((p) => [p.id, p]));
     model.scripts = new Map(scripts.map((s) => [s.id, s]));
+    markAll();
     setClock(clk);
     if (!model.deviceTypes.length || !model.personTypes.length) await fetchTypes();
     ui.loaded = true;
@@ -1565,6 +1769,7 @@ function setupForms() {
       model.zones.clear();
       model.devices.clear();
       model.persons.clear();
+      markAll();
       select(null);
     } catch (ex) {
       toast(ex.message);
@@ -1585,9 +1790,10 @@ function start() {
   document.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape') return;
     if (ui.drag && !ui.drag.zoneOnly) {
-      ui.drag.g.classList.remove('dragging');
+      const d = ui.drag;
+      d.g.classList.remove('dragging');
       ui.drag = null;
-      scheduleRender();
+      touch(d.entity, d.id);
     } else if (ui.selected) {
       select(null);
     }

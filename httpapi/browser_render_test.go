@@ -1,0 +1,89 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// TestSimulatorUpdateRedrawsOnlyItsDevice: with a thousand devices on the
+// plan, renaming one redraws that device only. The page neither reads nor
+// writes the others, and measures no SVG text (which lays the page out):
+// redrawing everything on every event made a large home slow.
+func TestSimulatorUpdateRedrawsOnlyItsDevice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	pause := true
+	must(t)(home.UpdateClock(sim.ClockUpdate{Pause: &pause}))
+	for i := range 4 {
+		must(t)(home.CreateZone(sim.ZoneSpec{ID: fmt.Sprintf("room%d", i), LeftX: i * 400, TopY: 0, RightX: i*400 + 390, BottomY: 400,
+			Variables: map[string]float64{"Temperature": 293.15, "Illuminance": 100}}))
+	}
+	const n = 1000
+	for i := range n {
+		x, y := (i%4)*400+10+(i/4)%15*25, 10+(i/4)/15*25
+		must(t)(home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprintf("dev%d", i), Type: "iCasa.DimmerLight", PositionX: &x, PositionY: &y}))
+	}
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "every device is on the plan", func() (bool, string) {
+		c, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#devices-layer > g').length`))
+		return err == nil && c == n, fmt.Sprint(c, err)
+	})
+	eventually(t, ctx, "the home is loaded", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("plan-empty")))
+		return err == nil && strings.HasPrefix(s, "No zones yet"), fmt.Sprint(s, err)
+	})
+	// From now on: every change to the plan, every attribute read of an
+	// element of the plan, and every SVG text measurement.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const plan = document.querySelector('#plan');
+		const mine = document.querySelector('[data-testid="device-dev7"]');
+		window.__other = [];
+		window.__measured = 0;
+		const other = (e) => e instanceof Element && plan.contains(e) && !mine.contains(e);
+		const note = (e, what) => { if (other(e) && window.__other.length < 20) window.__other.push(what + ' ' + (e.closest('[data-testid]')?.dataset.testid || e.id)); };
+		new MutationObserver((records) => { for (const r of records) note(r.target, r.type + ':' + (r.attributeName || '')); })
+			.observe(plan, { subtree: true, childList: true, attributes: true, characterData: true });
+		const get = Element.prototype.getAttribute;
+		Element.prototype.getAttribute = function (name) { note(this, 'read:' + name); return get.call(this, name); };
+		const measure = SVGTextContentElement.prototype.getComputedTextLength;
+		SVGTextContentElement.prototype.getComputedTextLength = function () { window.__measured++; return measure.call(this); };
+		return true;
+	})()`)); err != nil {
+		t.Fatal(err)
+	}
+	name := "Renamed lamp"
+	must(t)(home.UpdateDevice("dev7", sim.DeviceUpdate{Name: &name}))
+	eventually(t, ctx, "the device shows its new name", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="device-dev7"]').getAttribute('aria-label')`))
+		return err == nil && strings.HasPrefix(s, name), fmt.Sprint(s, err)
+	})
+	// The frame that drew the name drew everything the event changed.
+	other, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__other`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(other) > 0 {
+		t.Errorf("renaming dev7 touched other elements of the plan: %q", other)
+	}
+	measured, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.__measured`))
+	if err != nil || measured != 0 {
+		t.Errorf("renaming dev7 measured %d SVG texts (%v), want none", measured, err)
+	}
+	b.checkNoErrors(t)
+}

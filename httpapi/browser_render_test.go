@@ -87,3 +87,54 @@ func TestSimulatorUpdateRedrawsOnlyItsDevice(t *testing.T) {
 	}
 	b.checkNoErrors(t)
 }
+
+// TestSimulatorClockStopsAtEndOfTime: the server's clock stops at the last
+// millisecond of the year 9999, and so does the page's: it ticked on past
+// it (into the year 10092) and jumped back at each reading.
+func TestSimulatorClockStopsAtEndOfTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{Location: time.UTC})
+	start, factor := int64(253402300790000), sim.MaxFactor // 10 s before the end
+	must(t)(home.UpdateClock(sim.ClockUpdate{StartDate: &start, Factor: &factor}))
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	const end = "Fri 31 Dec 9999, 23:59:59"
+	eventually(t, ctx, "the clock shows the end of time", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("clock-time")))
+		return err == nil && s == end, fmt.Sprint(s, err)
+	})
+	// Every time shown for the next 1.5 s, by the page's own clock: the
+	// clock ticks four times a second.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const t = document.querySelector('[data-testid="clock-time"]');
+		window.__since = performance.now();
+		window.__shown = [t.textContent];
+		new MutationObserver(() => window.__shown.push(t.textContent)).observe(t, { subtree: true, childList: true, characterData: true });
+		return true;
+	})()`)); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "1.5 s passed in the page", func() (bool, string) {
+		ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`performance.now() - window.__since`))
+		return err == nil && ms > 1500, fmt.Sprint(ms, err)
+	})
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.__shown.concat([document.querySelector('[data-testid="clock-time"]').textContent])`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range shown {
+		if s != end {
+			t.Errorf("the clock showed %q past the end of time, want %q", s, end)
+			break
+		}
+	}
+	b.checkNoErrors(t)
+}

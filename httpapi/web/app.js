@@ -1333,11 +1333,22 @@ function setClock(c) {
   tickClock();
 }
 
-// nowMillis is the simulated time now, ticked locally from the last reading.
+// The last millisecond of the year 9999 in UTC, 9999-12-31T23:59:59.999Z.
+const END_OF_TIME = 253402300799999;
+
+// endMillis is the last instant of simulated time, where the server's clock
+// stops: the last millisecond of the year 9999 in UTC or in the server's time
+// zone, whichever comes first (its offset being taken as the current one).
+function endMillis() {
+  return Math.max(clock.time, Math.min(END_OF_TIME, END_OF_TIME - clock.offset));
+}
+
+// nowMillis is the simulated time now, ticked locally from the last reading,
+// up to the end of simulated time.
 function nowMillis() {
   if (!Number.isFinite(clock.time)) return NaN;
   if (clock.pause) return clock.time;
-  return clock.time + (performance.now() - clock.at) * clock.factor;
+  return Math.min(clock.time + (performance.now() - clock.at) * clock.factor, endMillis());
 }
 
 // nudgeClock moves the local clock forward to an event's time when the

@@ -138,3 +138,58 @@ func TestSimulatorClockStopsAtEndOfTime(t *testing.T) {
 	}
 	b.checkNoErrors(t)
 }
+
+// TestSimulatorLongZoneNameAndFieldIDs: a zone's long name is cut to the
+// zone's width, whole in its tooltip; the panel's fields all have ids of
+// their own, so that each label focuses its own input, even for variables
+// named a.b and a_b, whose ids were both f-var_a_b.
+func TestSimulatorLongZoneNameAndFieldIDs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	long := "The very long name of a small hall that goes on well past the walls of its zone"
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", Name: long, LeftX: 0, TopY: 0, RightX: 200, BottomY: 150,
+		Variables: map[string]float64{"a.b": 1, "a_b": 2, "Temperature": 293.15}}))
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "big", LeftX: 0, TopY: 150, RightX: 1200, BottomY: 800}))
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the hall's name is cut to its width", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+			const g = document.querySelector('[data-testid="zone-hall"]');
+			if (!g) return 'no zone';
+			const name = g.querySelector('.zone-name'), rect = g.querySelector('.zone-rect').getBoundingClientRect();
+			const r = name.getBoundingClientRect();
+			if (!name.textContent.endsWith('…')) return 'not cut: ' + name.textContent;
+			if (r.left < rect.left - 0.5 || r.right > rect.right + 0.5) return 'overflows: ' + r.left + '-' + r.right + ' in ' + rect.left + '-' + rect.right;
+			if (!g.querySelector('title').textContent.includes(`+"`"+long+"`"+`)) return 'no full name in the title';
+			return 'ok';
+		})()`))
+		return err == nil && s == "ok", fmt.Sprint(s, err)
+	})
+	if err := click(ctx, `[data-testid="zone-item-hall"]`); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "each label of the panel is for its own input", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
+			const panel = document.querySelector('[data-testid="zone-panel"]');
+			if (!panel || !panel.querySelector('[data-testid="var-a_b"]')) return 'no panel';
+			const ids = [...document.querySelectorAll('[id]')].map((e) => e.id);
+			const dup = ids.filter((id, i) => ids.indexOf(id) !== i);
+			if (dup.length) return 'ids used twice: ' + dup.join(' ');
+			for (const row of panel.querySelectorAll('.field')) {
+				const label = row.querySelector('label'), input = row.querySelector('[data-key]');
+				if (label.control !== input) return 'the label ' + label.textContent + ' is for ' + (label.control?.dataset.key || 'nothing') + ', not ' + input.dataset.key;
+			}
+			return 'ok';
+		})()`))
+		return err == nil && s == "ok", fmt.Sprint(s, err)
+	})
+	b.checkNoErrors(t)
+}

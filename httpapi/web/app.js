@@ -425,9 +425,11 @@ function renderZone(id) {
   setAttr(light, 'fill-opacity', zoneLight(z).toFixed(3));
   const vars = z.variables || {};
   const hasT = 'Temperature' in vars, hasL = 'Illuminance' in vars;
-  const lines = [[name, displayName(z), 15 * u]];
-  if (hasT) lines.push([temp, fmtC(vars.Temperature), 13 * u]);
-  if (hasL) lines.push([lux, fmtLux(vars.Illuminance), 13 * u]);
+  // Each line is cut to the zone's width, the full name being in its title.
+  const avail = Math.max(0, w - 14 * u);
+  const lines = [[name, fitText(name, displayName(z), 15 * u, avail), 15 * u]];
+  if (hasT) lines.push([temp, fitText(temp, fmtC(vars.Temperature), 13 * u, avail), 13 * u]);
+  if (hasL) lines.push([lux, fitText(lux, fmtLux(vars.Illuminance), 13 * u, avail), 13 * u]);
   for (const [t, text, size] of lines) {
     setAttr(t, 'font-size', size);
     setText(t, text);
@@ -472,6 +474,21 @@ function textWidth(t, text, size) {
     widths.set(key, wd);
   }
   return (wd * size) / 100;
+}
+
+// fitText returns text, or its longest beginning with an ellipsis that fits
+// in width avail.
+function fitText(t, text, size, avail) {
+  if (textWidth(t, text, size) <= avail) return text;
+  const chars = Array.from(text);
+  const cut = (n) => `${chars.slice(0, n).join('').trimEnd()}…`;
+  let lo = 0, hi = chars.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (textWidth(t, cut(mid), size) <= avail) lo = mid;
+    else hi = mid - 1;
+  }
+  return cut(lo);
 }
 
 // The icons near each zone, which its label avoids, by zone id: kept until
@@ -935,7 +952,7 @@ function buildInspector() {
       sel ? `${sel.id} no longer exists.` : 'Click a zone, a device or a person on the plan to see and edit it. Drag persons and devices to move them.'));
     return;
   }
-  panel = { entity: sel.entity, id: sel.id, fields: new Map() };
+  panel = { entity: sel.entity, id: sel.id, fields: new Map(), ids: new Set() };
   const form = el('form', { class: 'panel', 'data-testid': `${sel.entity}-panel`, novalidate: true });
   const title = el('h3', { class: 'panel-title', id: 'panel-title' });
   const sub = el('p', { class: 'muted small panel-sub' });
@@ -967,7 +984,12 @@ function buildInspector() {
 // f: {key, label, type: number|boolean|string|select, options, get(obj),
 // readOnly, format(v), min, max, step, unit, hint}.
 function addField(parent, f) {
-  const id = `f-${f.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  // Keys that differ only in the characters an id cannot hold (a.b, a_b)
+  // get ids of their own, so that each label focuses its own input.
+  const base = `f-${f.key.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+  let id = base;
+  for (let n = 2; panel.ids.has(id); n++) id = `${base}-${n}`;
+  panel.ids.add(id);
   let input;
   if (f.readOnly) {
     input = el('output', { id, class: 'readonly', 'data-key': f.key, 'data-testid': f.testid, 'aria-live': 'off' });

@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"runtime"
 	"testing"
 	"time"
@@ -105,4 +106,38 @@ func TestObserveNilPanicsAtOnce(t *testing.T) {
 		}
 	}()
 	home.Observe(nil)
+}
+
+// TestObserverGoexitUnderRun checks that an observer that ends the live
+// driver's goroutine (t.Fatal in an Observe callback, the change made by a
+// timer under Run) leaves the home usable: Run used to end with the home's
+// lock held, and every later call waited for ever.
+func TestObserverGoexitUnderRun(t *testing.T) {
+	home := sim.MustNew(sim.Config{})
+	home.After(time.Millisecond, func() { home.CreateZone(sim.ZoneSpec{ID: "a", RightX: 10, BottomY: 10}) })
+	stop := home.Observe(func(e sim.Event) {
+		if e.Type == sim.EventZoneAdded {
+			runtime.Goexit()
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		home.Run(ctx)
+	}()
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the timer never ran")
+	}
+	now := make(chan time.Time, 1)
+	go func() { now <- home.Now() }()
+	select {
+	case <-now:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the home is locked for good after its live driver's goroutine ended")
+	}
+	stop()
 }

@@ -412,6 +412,14 @@ const MinLiveStep = 5 * time.Millisecond
 // idle again at the next pass. [Home.Advance] never coalesces: it runs
 // every period, the same way every time.
 func (h *Home) Run(ctx context.Context) error {
+	// locked says the home's lock is held: a timer or an observer that
+	// panics or ends the goroutine (t.Fatal) must not leave it held.
+	locked := false
+	defer func() {
+		if locked {
+			h.mu.Unlock()
+		}
+	}()
 	var last time.Time
 	for {
 		if !last.IsZero() {
@@ -428,15 +436,19 @@ func (h *Home) Run(ctx context.Context) error {
 		}
 		last = h.wall.Now()
 		h.lockChange()
+		locked = true
 		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, true) {
 			h.mu.Unlock()
+			locked = false
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			h.lockChange()
+			locked = true
 		}
 		wait, ok := h.nextWaitLocked()
 		h.mu.Unlock()
+		locked = false
 
 		var fire <-chan time.Time
 		var t *clock.Timer

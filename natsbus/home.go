@@ -79,6 +79,9 @@ func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update Devi
 	base := prefix + "." + name
 	sub, err := nc.Subscribe(base+".devices.*.set", func(msg *nats.Msg) {
 		tokens := strings.Split(msg.Subject, ".")
+		// token names the device in the error's subject: the id written
+		// as events write it (lamp%2D is lamp-), or as it came when it is
+		// no id at all.
 		token := tokens[len(tokens)-2]
 		var status int
 		var reply []byte
@@ -88,6 +91,7 @@ func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update Devi
 			status = http.StatusBadRequest
 			reply, _ = json.Marshal(map[string]string{"error": "device id " + err.Error(), "code": "invalid"})
 		} else {
+			token = escape(id)
 			status, reply = update(id, msg.Data)
 		}
 		if msg.Reply != "" {
@@ -102,7 +106,7 @@ func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update Devi
 	if err != nil {
 		return nil, err
 	}
-	pub := newEventPublisher(nc, limit)
+	pub := newEventPublisher(func(subject string, data []byte) { nc.Publish(subject, data) }, limit)
 	end := home.Observe(func(e sim.Event) {
 		pub.add(HomeSubject(prefix, name, e), httpapi.EventJSON(e))
 	})
@@ -126,9 +130,10 @@ const publishQueueBytes = 64 << 20
 // A healthy connection drains the queue as fast as it fills. It is safe for
 // concurrent use.
 type eventPublisher struct {
-	nc    *nats.Conn
-	limit int
-	wake  chan struct{} // holds one token while the queue is not empty
+	publish func(subject string, data []byte)
+	limit   int           // bytes queued or being published, at most
+	wake    chan struct{} // holds one token while the queue is not empty
+	done    chan struct{} // closed when the publishing goroutine ends
 
 	mu     sync.Mutex
 	queue  []pendingEvent
@@ -141,8 +146,8 @@ type pendingEvent struct {
 	data    []byte
 }
 
-func newEventPublisher(nc *nats.Conn, limit int) *eventPublisher {
-	p := &eventPublisher{nc: nc, limit: limit, wake: make(chan struct{}, 1)}
+func newEventPublisher(publish func(subject string, data []byte), limit int) *eventPublisher {
+	p := &eventPublisher{publish: publish, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go p.run()
 	return p
 }
@@ -168,16 +173,21 @@ func (p *eventPublisher) add(subject string, data []byte) {
 // run publishes what was queued, in order, until close; what was queued
 // before close is still published.
 func (p *eventPublisher) run() {
+	defer close(p.done)
 	var batch []pendingEvent
 	for range p.wake {
 		p.mu.Lock()
 		batch, p.queue = p.queue, batch[:0]
-		p.bytes = 0
 		closed := p.closed
 		p.mu.Unlock()
 		for i, e := range batch {
-			p.nc.Publish(e.subject, e.data)
+			p.publish(e.subject, e.data)
 			batch[i] = pendingEvent{}
+			// Counted until published: a publish held up by a stalled
+			// server holds its batch within the bound too.
+			p.mu.Lock()
+			p.bytes -= len(e.subject) + len(e.data)
+			p.mu.Unlock()
 		}
 		if closed {
 			return

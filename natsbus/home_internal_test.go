@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -170,5 +171,32 @@ func TestStalledServerHoldsUpNoChange(t *testing.T) {
 	}
 	if gaps == 0 || len(ids) > changes {
 		t.Errorf("%d events arrived of %d, with %d gaps: want some dropped past the bound", len(ids), changes+1, gaps)
+	}
+}
+
+// TestEventPublisherBound: events being published count within the bound
+// until they are: while a publish is held up, only what fits beside it
+// waits, the rest is dropped, and what was kept follows in order.
+func TestEventPublisherBound(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	var got []string
+	p := newEventPublisher(func(subject string, _ []byte) {
+		if subject == "e0" {
+			close(started)
+			<-release
+		}
+		got = append(got, subject)
+	}, 100)
+	data := strings.Repeat("d", 18) // with a 2-byte subject, 20 bytes an event
+	p.add("e0", []byte(data))
+	<-started // e0 is being published, and still counted
+	for i := 1; i <= 9; i++ {
+		p.add("e"+strconv.Itoa(i), []byte(data))
+	}
+	close(release)
+	p.close()
+	<-p.done
+	if want := []string{"e0", "e1", "e2", "e3", "e4"}; !slices.Equal(got, want) {
+		t.Errorf("published %v, want %v", got, want)
 	}
 }

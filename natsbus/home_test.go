@@ -180,4 +180,11 @@ func TestDeviceRequestWithBadEscape(t *testing.T) {
 	if json.Unmarshal(m.Data, &e); m.Subject != "pervasim.lab.devices.lamp%2.error" || e.Code != "invalid" {
 		t.Errorf("error %s on %s", m.Data, m.Subject)
 	}
+	// A valid id written another way has its error where its events are.
+	if err := nc.Publish("pervasim.lab.devices.l%61mp.set", []byte(`{"state":"on fire"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-errs; m.Subject != "pervasim.lab.devices.lamp.error" {
+		t.Errorf("the error of an update to l%%61mp came on %s, want the lamp's error subject", m.Subject)
+	}
 }

@@ -282,9 +282,19 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 // acknowledgement, publishing again (with the same id, so JetStream keeps
 // one) what failed, until the link closes.
 func (l *natsLink) publishJS(ms []mediation.Message) {
-	// Until the stream exists nothing can be stored: wait for it (NATS
-	// may be down) rather than drop what was sent.
-	for l.ensureStream() != nil {
+	// Until the stream exists nothing can be stored: while NATS is down
+	// or does not answer in time, wait for it rather than drop what was
+	// sent. Another error (no JetStream on the server, a stream of
+	// another configuration) will not pass by waiting: the batch is lost,
+	// and the next one tries again, as the senders wait for none.
+	for {
+		err := l.ensureStream()
+		if err == nil {
+			break
+		}
+		if l.c.nc.IsConnected() && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+			return
+		}
 		select {
 		case <-l.done:
 			return

@@ -1,6 +1,7 @@
 package natsbus
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -123,5 +124,59 @@ func TestCloseWhileJetStreamIsDown(t *testing.T) {
 	case <-closed:
 	case <-hang:
 		t.Fatal("Close hangs while the acknowledgement of a message is awaited")
+	}
+}
+
+// TestStreamThatCannotBeMade: a JetStream link on a server without
+// JetStream loses what it cannot store, batch after batch, as it did
+// before links waited for their stream: waiting, which is right while NATS
+// is down, would never end here, and the outbox would fill and hold the
+// chain's senders back.
+func TestStreamThatCannotBeMade(t *testing.T) {
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	e := mediation.NewEngine(mediation.Config{})
+	t.Cleanup(func() { e.Close() })
+	c, err := AttachEngine(e, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link, err := c.newLink(map[string]any{"subject": "no.js", "stream": "NOJS", "role": "send"}, mediation.ReceiverFunc(func(mediation.Message) error { return nil }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := link.(*natsLink)
+	l.Start()
+	t.Cleanup(func() { l.Close() })
+	outbox := func() int {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.outbox)
+	}
+	give := time.After(30 * time.Second)
+	for i := range 3 {
+		if err := l.Send(mediation.Message{Content: float64(i)}); err != nil {
+			t.Fatal(err)
+		}
+		for outbox() > 0 { // taken by the publisher
+			select {
+			case <-give:
+				t.Fatalf("message %d waits for ever for a stream the server cannot make", i)
+			default:
+				runtime.Gosched()
+			}
+		}
 	}
 }

@@ -20,7 +20,8 @@
 // Values are strings unless the property's type attribute says otherwise:
 // Number (also Integer, Long, Float, Double), Boolean, or json (the value
 // attribute holds JSON), which is how [Write] keeps every property value
-// as it was.
+// as it was. A Number that is NaN or infinite stays a string, which JSON
+// can carry and a component reads as that number.
 //
 // Everything this package exports is safe for concurrent use, as long as a
 // [Document] is not modified while another goroutine reads it.
@@ -34,6 +35,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -474,6 +476,13 @@ func typedValue(typ, value string) (any, error) {
 		f, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
 		if err != nil {
 			return nil, fmt.Errorf("%q is not a number", value)
+		}
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			// NaN and Infinity (as Java writes a double) stay text, as
+			// mediation.ParseProperties keeps them: the engine refuses a
+			// number JSON cannot carry, and a component reading a number
+			// property reads this text as the number all the same.
+			return value, nil
 		}
 		return f, nil
 	case "boolean", "bool":

@@ -685,3 +685,50 @@ func TestWhatTheEngineTakesLoadsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestNonFiniteNumbers: a Number property that is NaN or infinite (Java
+// writes a double's infinity as "Infinity") loads, as it did before the
+// engine refused numbers JSON cannot carry: it stays the text it was,
+// which a component reading a number reads as that number, and the chain
+// can be written out and read back.
+func TestNonFiniteNumbers(t *testing.T) {
+	d, err := dscilia.Parse([]byte(`<cilia><chain id="c"><mediators><mediator-instance id="m" type="enricher">
+<property name="max" type="Double" value="Infinity"/>
+<property name="min" type="Number" value="-Inf"/>
+<property name="none" type="Float" value="NaN"/>
+<property name="n" type="Number" value="2.5"/>
+</mediator-instance></mediators></chain></cilia>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	if _, err := dscilia.Load(e, d, dscilia.LoadOptions{}); err != nil {
+		t.Fatalf("Load = %v", err)
+	}
+	ch, err := e.Chain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := ch.Component("m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"max": "Infinity", "min": "-Inf", "none": "NaN", "n": 2.5}
+	for k, v := range want {
+		if got := info.Properties[k]; got != v {
+			t.Errorf("property %s = %#v, want %#v", k, got, v)
+		}
+	}
+	x, err := dscilia.Export(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := dscilia.Write(&buf, &dscilia.Document{Chains: []dscilia.Chain{x}}); err != nil {
+		t.Fatalf("Write = %v", err)
+	}
+	if _, err := dscilia.Parse(buf.Bytes()); err != nil {
+		t.Errorf("Parse(written) = %v\n%s", err, buf.String())
+	}
+}

@@ -56,10 +56,13 @@ type Chains struct {
 // in engine's registry, all using nc, and makes Cilia's JMS-Joram and
 // JMS_Joram linker names stand for the nats linker (without NATS they stand
 // for the in-process queue). It fails when the registry already has those
-// names, or nc is nil; it panics if engine is nil.
+// names; it panics if engine or nc is nil.
 func AttachEngine(engine *mediation.Engine, nc *nats.Conn) (*Chains, error) {
-	if engine == nil {
+	switch {
+	case engine == nil:
 		panic("natsbus: AttachEngine with a nil engine")
+	case nc == nil:
+		panic("natsbus: AttachEngine with a nil connection")
 	}
 	js, err := jetstream.New(nc, jetstream.WithPublishAsyncTimeout(publishAckTimeout))
 	if err != nil {

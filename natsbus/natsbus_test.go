@@ -883,3 +883,26 @@ func TestNATSInUndecodableAndBatches(t *testing.T) {
 		})
 	}
 }
+
+// TestAttachEngineNil: a nil engine or connection is a programming error:
+// AttachEngine panics with a message naming it, before registering
+// anything, rather than with a nil pointer dereference inside jetstream.
+func TestAttachEngineNil(t *testing.T) {
+	panics := func(f func()) (msg any) {
+		defer func() { msg = recover() }()
+		f()
+		return nil
+	}
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	msg := panics(func() { natsbus.AttachEngine(e, nil) })
+	if s, _ := msg.(string); !strings.Contains(s, "nil connection") {
+		t.Errorf("AttachEngine(engine, nil) panicked with %v, want a message naming the connection", msg)
+	}
+	if _, err := e.Registry().Type(natsbus.NATSIn); err == nil {
+		t.Error("nats-in registered by an AttachEngine that panicked")
+	}
+	if msg := panics(func() { natsbus.AttachEngine(nil, nil) }); msg == nil || !strings.Contains(fmt.Sprint(msg), "nil engine") {
+		t.Errorf("AttachEngine(nil, nil) panicked with %v, want a message naming the engine", msg)
+	}
+}

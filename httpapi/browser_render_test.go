@@ -193,3 +193,34 @@ func TestSimulatorLongZoneNameAndFieldIDs(t *testing.T) {
 	})
 	b.checkNoErrors(t)
 }
+
+// TestSimulatorZoneListFollowsResize: the zone list gives each zone's size
+// and place, and says the new ones once the zone is moved or resized.
+func TestSimulatorZoneListFollowsResize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 200, BottomY: 150}))
+	srv, stop := serveHome(t, home)
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	listed := func(want string) {
+		t.Helper()
+		eventually(t, ctx, "the zone list says "+want, func() (bool, string) {
+			s, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+				`document.querySelector('[data-testid="zone-item-hall"]')?.parentElement.querySelector('.muted')?.textContent || ''`))
+			return err == nil && s == want, fmt.Sprint(s, err)
+		})
+	}
+	listed("200 × 150 at 0,0")
+	x, y, r, btm := 10, 20, 410, 320
+	must(t)(home.UpdateZone("hall", sim.ZoneUpdate{LeftX: &x, TopY: &y, RightX: &r, BottomY: &btm}))
+	listed("400 × 300 at 10,20")
+	b.checkNoErrors(t)
+}

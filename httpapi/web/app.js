@@ -865,7 +865,7 @@ function renderLists() {
   const zones = [...model.zones.values()];
   const persons = [...model.persons.values()];
   const unplaced = [...model.devices.values()].filter((d) => !isPlaced(d));
-  const sig = JSON.stringify([zones.map((z) => [z.id, z.name]),
+  const sig = JSON.stringify([zones.map((z) => [z.id, z.name, z.leftX, z.topY, z.rightX, z.bottomY]),
     persons.map((p) => [p.id, p.name, p.type, p.location, isPlaced(p)]),
     unplaced.map((d) => [d.id, d.name, d.type])]);
   if (sig === listSig) return;

@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -33,13 +32,7 @@ func TestSimulatorUpdateRedrawsOnlyItsDevice(t *testing.T) {
 		x, y := (i%4)*400+10+(i/4)%15*25, 10+(i/4)/15*25
 		must(t)(home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprintf("dev%d", i), Type: "iCasa.DimmerLight", PositionX: &x, PositionY: &y}))
 	}
-	srv, stop := serveHome(t, home)
-	defer stop()
-	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := b.openPlan(t, home, 60*time.Second)
 	eventually(t, ctx, "every device is on the plan", func() (bool, string) {
 		c, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('#devices-layer > g').length`))
 		return err == nil && c == n, fmt.Sprint(c, err)
@@ -99,13 +92,7 @@ func TestSimulatorClockStopsAtEndOfTime(t *testing.T) {
 	home := sim.MustNew(sim.Config{Location: time.UTC})
 	start, factor := int64(253402300790000), sim.MaxFactor // 10 s before the end
 	must(t)(home.UpdateClock(sim.ClockUpdate{StartDate: &start, Factor: &factor}))
-	srv, stop := serveHome(t, home)
-	defer stop()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := b.openPlan(t, home, 20*time.Second)
 	const end = "Fri 31 Dec 9999, 23:59:59"
 	eventually(t, ctx, "the clock shows the end of time", func() (bool, string) {
 		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("clock-time")))
@@ -153,13 +140,7 @@ func TestSimulatorLongZoneNameAndFieldIDs(t *testing.T) {
 	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", Name: long, LeftX: 0, TopY: 0, RightX: 200, BottomY: 150,
 		Variables: map[string]float64{"a.b": 1, "a_b": 2, "Temperature": 293.15}}))
 	must(t)(home.CreateZone(sim.ZoneSpec{ID: "big", LeftX: 0, TopY: 150, RightX: 1200, BottomY: 800}))
-	srv, stop := serveHome(t, home)
-	defer stop()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := b.openPlan(t, home, 20*time.Second)
 	eventually(t, ctx, "the hall's name is cut to its width", func() (bool, string) {
 		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => {
 			const g = document.querySelector('[data-testid="zone-hall"]');
@@ -203,13 +184,7 @@ func TestSimulatorZoneListFollowsResize(t *testing.T) {
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 200, BottomY: 150}))
-	srv, stop := serveHome(t, home)
-	defer stop()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := b.openPlan(t, home, 20*time.Second)
 	listed := func(want string) {
 		t.Helper()
 		eventually(t, ctx, "the zone list says "+want, func() (bool, string) {

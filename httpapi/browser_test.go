@@ -115,6 +115,21 @@ func (b *browser) checkNoErrors(t *testing.T) {
 	}
 }
 
+// openPlan serves home, opens its house plan in b and returns a context
+// of the page that ends after timeout; the server and the context end with
+// the test.
+func (b *browser) openPlan(t *testing.T, home *sim.Home, timeout time.Duration) context.Context {
+	t.Helper()
+	srv, stop := serveHome(t, home)
+	t.Cleanup(stop)
+	ctx, cancel := context.WithTimeout(b.ctx, timeout)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	return ctx
+}
+
 // serveHome serves home over HTTP. The returned func stops the server, after
 // ending the event streams.
 func serveHome(t *testing.T, home *sim.Home) (*httptest.Server, func()) {
@@ -584,13 +599,7 @@ func TestSimulatorStartDateAcrossDST(t *testing.T) {
 	home := sim.MustNew(sim.Config{Location: paris, StartDate: start})
 	pause, now := true, time.Date(2026, time.April, 18, 10, 0, 0, 0, time.UTC).UnixMilli()
 	must(t)(home.UpdateClock(sim.ClockUpdate{Pause: &pause, CurrentTime: &now}))
-	srv, stop := serveHome(t, home)
-	defer stop()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := b.openPlan(t, home, 20*time.Second)
 	input := byTestID("clock-start")
 	eventually(t, ctx, "the start date shows 13:00", func() (bool, string) {
 		v, err := chromedp.Run(ctx, chromedp.Value(input))
@@ -620,13 +629,7 @@ func TestSimulatorLegendLoadingAndNames(t *testing.T) {
 	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
-	srv, stop := serveHome(t, home)
-	defer stop()
-	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
-	defer cancel()
-	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/simulator")); err != nil {
-		t.Fatal(err)
-	}
+	ctx := b.openPlan(t, home, 20*time.Second)
 	eventually(t, ctx, "the empty home says so", func() (bool, string) {
 		s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("plan-empty")))
 		return err == nil && strings.HasPrefix(s, "No zones yet"), s

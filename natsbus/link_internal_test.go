@@ -17,20 +17,7 @@ import (
 // whatever the sizes of the messages waiting: small ones followed by a
 // large one all arrive, rather than the whole batch being refused.
 func TestBatchWithinMaxPayload(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := plainServer(t)
 	got := make(chan mediation.Message, 1024)
 	c := &Chains{nc: nc}
 	link, err := c.newLink(map[string]any{"subject": "big.batch"}, mediation.ReceiverFunc(func(m mediation.Message) error {
@@ -133,20 +120,7 @@ func TestCloseWhileJetStreamIsDown(t *testing.T) {
 // is down, would never end here, and the outbox would fill and hold the
 // chain's senders back.
 func TestStreamThatCannotBeMade(t *testing.T) {
-	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("server not ready")
-	}
-	nc, err := nats.Connect(ns.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
+	nc := plainServer(t)
 	e := mediation.NewEngine(mediation.Config{})
 	t.Cleanup(func() { e.Close() })
 	c, err := AttachEngine(e, nc)
@@ -179,4 +153,25 @@ func TestStreamThatCannotBeMade(t *testing.T) {
 			}
 		}
 	}
+}
+
+// plainServer starts a NATS server without JetStream, with its defaults
+// (max_payload 1MB), and connects to it.
+func plainServer(t *testing.T) *nats.Conn {
+	t.Helper()
+	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("server not ready")
+	}
+	nc, err := nats.Connect(ns.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
 }

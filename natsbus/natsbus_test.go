@@ -637,20 +637,8 @@ func TestSubjectWithInnerFullWildcard(t *testing.T) {
 // used to wait for its flush to time out (5s), holding the chain's lock,
 // and count an error.
 func TestNATSInStartsWhileDisconnected(t *testing.T) {
-	s, _ := startNATS(t)
-	addr := strings.TrimPrefix(s.URL(), "nats://")
-	disconnected, reconnected := make(chan struct{}), make(chan struct{})
-	var once1, once2 sync.Once
-	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(10*time.Millisecond),
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { once1.Do(func() { close(disconnected) }) }),
-		nats.ReconnectHandler(func(*nats.Conn) { once2.Do(func() { close(reconnected) }) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	addr, nc, reconnected := downNATS(t)
 	e, sink := engine(t, nc)
-	s.Shutdown()
-	<-disconnected
 	ch := build(t, e, "c", []comp{
 		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "back"}},
 		{mediation.KindAdapter, "sink", "out", nil},
@@ -733,20 +721,8 @@ func TestJetStreamNamesChecked(t *testing.T) {
 // once it is back, and what is published then arrives. They used to try
 // once, fail, and take nothing until their chain was stopped and started.
 func TestJetStreamConsumersMadeWhenNATSIsBack(t *testing.T) {
-	s, _ := startNATS(t)
-	addr := strings.TrimPrefix(s.URL(), "nats://")
-	disconnected, reconnected := make(chan struct{}), make(chan struct{})
-	var once1, once2 sync.Once
-	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(10*time.Millisecond),
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { once1.Do(func() { close(disconnected) }) }),
-		nats.ReconnectHandler(func(*nats.Conn) { once2.Do(func() { close(reconnected) }) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
+	addr, nc, reconnected := downNATS(t)
 	e, sink := engine(t, nc)
-	s.Shutdown()
-	<-disconnected
 	build(t, e, "in", []comp{
 		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "back.in", "stream": "BACKIN"}},
 		{mediation.KindAdapter, "sink", "out", nil},
@@ -905,4 +881,25 @@ func TestAttachEngineNil(t *testing.T) {
 	if msg := panics(func() { natsbus.AttachEngine(nil, nil) }); msg == nil || !strings.Contains(fmt.Sprint(msg), "nil engine") {
 		t.Errorf("AttachEngine(nil, nil) panicked with %v, want a message naming the engine", msg)
 	}
+}
+
+// downNATS starts a NATS server, connects to it, and stops it: the
+// connection is down, and tries to reconnect to addr every 10 ms;
+// reconnected is closed once it is back.
+func downNATS(t *testing.T) (addr string, nc *nats.Conn, reconnected chan struct{}) {
+	t.Helper()
+	s, _ := startNATS(t)
+	addr = strings.TrimPrefix(s.URL(), "nats://")
+	disconnected, reconnected := make(chan struct{}), make(chan struct{})
+	var once1, once2 sync.Once
+	nc, err := nats.Connect(s.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(10*time.Millisecond),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { once1.Do(func() { close(disconnected) }) }),
+		nats.ReconnectHandler(func(*nats.Conn) { once2.Do(func() { close(reconnected) }) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	s.Shutdown()
+	<-disconnected
+	return addr, nc, reconnected
 }

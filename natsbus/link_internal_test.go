@@ -18,18 +18,7 @@ import (
 // large one all arrive, rather than the whole batch being refused.
 func TestBatchWithinMaxPayload(t *testing.T) {
 	nc := plainServer(t)
-	got := make(chan mediation.Message, 1024)
-	c := &Chains{nc: nc}
-	link, err := c.newLink(map[string]any{"subject": "big.batch"}, mediation.ReceiverFunc(func(m mediation.Message) error {
-		got <- m
-		return nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := link.(*natsLink)
-	l.Start()
-	t.Cleanup(func() { l.Close() })
+	l, got := startLink(t, attached(t, nc), map[string]any{"subject": "big.batch"}, 1024)
 
 	max := int(nc.MaxPayload())
 	var ms []mediation.Message
@@ -72,22 +61,8 @@ func TestCloseWhileJetStreamIsDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	e := mediation.NewEngine(mediation.Config{})
-	t.Cleanup(func() { e.Close() })
-	c, err := AttachEngine(e, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(chan mediation.Message, 16)
-	link, err := c.newLink(map[string]any{"subject": "down.c", "stream": "DOWN"}, mediation.ReceiverFunc(func(m mediation.Message) error {
-		got <- m
-		return nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := link.(*natsLink)
-	l.Start()
+	c := attached(t, nc)
+	l, got := startLink(t, c, map[string]any{"subject": "down.c", "stream": "DOWN"}, 16)
 	if err := l.Send(mediation.Message{Content: 1.0, Properties: map[string]any{}}); err != nil {
 		t.Fatal(err)
 	}
@@ -120,20 +95,7 @@ func TestCloseWhileJetStreamIsDown(t *testing.T) {
 // is down, would never end here, and the outbox would fill and hold the
 // chain's senders back.
 func TestStreamThatCannotBeMade(t *testing.T) {
-	nc := plainServer(t)
-	e := mediation.NewEngine(mediation.Config{})
-	t.Cleanup(func() { e.Close() })
-	c, err := AttachEngine(e, nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	link, err := c.newLink(map[string]any{"subject": "no.js", "stream": "NOJS", "role": "send"}, mediation.ReceiverFunc(func(mediation.Message) error { return nil }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := link.(*natsLink)
-	l.Start()
-	t.Cleanup(func() { l.Close() })
+	l, _ := startLink(t, attached(t, plainServer(t)), map[string]any{"subject": "no.js", "stream": "NOJS", "role": "send"}, 0)
 	outbox := func() int {
 		l.mu.Lock()
 		defer l.mu.Unlock()
@@ -174,4 +136,36 @@ func plainServer(t *testing.T) *nats.Conn {
 	}
 	t.Cleanup(nc.Close)
 	return nc
+}
+
+// attached returns the nats components of a new engine on nc; the engine
+// closes with the test.
+func attached(t *testing.T, nc *nats.Conn) *Chains {
+	t.Helper()
+	e := mediation.NewEngine(mediation.Config{})
+	t.Cleanup(func() { e.Close() })
+	c, err := AttachEngine(e, nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// startLink makes a nats link of c with props and starts it; what it
+// delivers comes on the returned channel, of room n. It closes with the
+// test.
+func startLink(t *testing.T, c *Chains, props map[string]any, n int) (*natsLink, chan mediation.Message) {
+	t.Helper()
+	got := make(chan mediation.Message, n)
+	link, err := c.newLink(props, mediation.ReceiverFunc(func(m mediation.Message) error {
+		got <- m
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := link.(*natsLink)
+	l.Start()
+	t.Cleanup(func() { l.Close() })
+	return l, got
 }

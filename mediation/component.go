@@ -260,6 +260,12 @@ type Env struct {
 	// since (a reference to something deleted), as the saved component
 	// lived with it.
 	Restoring bool
+	// CountError counts one error of the component (Counters.Errors) met
+	// outside a processing call: what an adapter takes in from outside the
+	// chain and cannot pass on (a message it cannot decode, say). It is
+	// safe for concurrent use, and counts nothing once the component is
+	// removed.
+	CountError func()
 }
 
 // Constructor builds the implementation of one component from its

@@ -358,3 +358,39 @@ func TestSetLinkerAlias(t *testing.T) {
 		t.Errorf("a JMS_Joram binding = %v", err)
 	}
 }
+
+// TestEnvCountError: a component counts an error met outside a processing
+// call through its Env, in its Errors counter; once it is removed, nothing.
+func TestEnvCountError(t *testing.T) {
+	r := mediation.NewRegistry()
+	var count func()
+	if err := r.Register(mediation.Type{Name: "outside", Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
+		New: func(_ map[string]any, env mediation.Env) (any, error) {
+			count = env.CountError
+			return struct{}{}, nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.AddAdapter("outside", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	count()
+	count()
+	info, err := ch.Component("a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (mediation.Counters{Errors: 2}); info.Counters != want {
+		t.Errorf("counters %+v, want %+v", info.Counters, want)
+	}
+	if err := ch.RemoveComponent(mediation.KindAdapter, "a"); err != nil {
+		t.Fatal(err)
+	}
+	count() // the component is gone: nothing to count, no panic
+}

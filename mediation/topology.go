@@ -90,7 +90,7 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 // build runs t's constructor on a copy of props and works out the ports.
 func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, out []string, err error) {
 	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output,
-		Restoring: ch.eng.restoring.Load() > 0})
+		Restoring: ch.eng.restoring.Load() > 0, CountError: func() { ch.countError(id) }})
 	if err != nil {
 		if !errors.Is(err, ErrInvalid) {
 			err = errorf(ErrInvalid, "%s %s: %v", t.Kind, t.Name, err)
@@ -113,6 +113,15 @@ func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, 
 		return nil, nil, nil, errorf(ErrInvalid, "type %s has in ports but its constructor returned %T, not a Processor", t.Name, impl)
 	}
 	return impl, in, out, nil
+}
+
+// countError counts one error of component id, if the chain has it: the
+// component made with an Env's CountError, or one that took its place
+// under the same id (Replace, SetProperties), which keeps its counters.
+func (ch *Chain) countError(id string) {
+	if c, ok := (*ch.comps.Load())[id]; ok {
+		c.addError(nil)
+	}
 }
 
 // newUUID returns a random RFC 4122 version 4 UUID.

@@ -217,13 +217,14 @@ func (s *seen) add(id string) bool {
 // a started chain), so that no message arrives before there is somewhere
 // to send it.
 type natsIn struct {
-	c         *Chains
-	chain, id string
-	subject   string
-	queue     string
-	stream    string
-	durable   string
-	dedup     *seen
+	c          *Chains
+	chain, id  string
+	countError func() // counts a message that cannot be decoded (Env.CountError)
+	subject    string
+	queue      string
+	stream     string
+	durable    string
+	dedup      *seen
 
 	mu     sync.Mutex
 	sub    *nats.Subscription
@@ -233,7 +234,10 @@ type natsIn struct {
 }
 
 func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
-	in := &natsIn{c: c, chain: env.Chain, id: env.ID}
+	in := &natsIn{c: c, chain: env.Chain, id: env.ID, countError: env.CountError}
+	if in.countError == nil { // a constructor called outside an engine
+		in.countError = func() {}
+	}
 	var err error
 	for name, dst := range map[string]*string{"subject": &in.subject, "queue": &in.queue, "stream": &in.stream, "durable": &in.durable} {
 		if *dst, err = str(props, name); err != nil {
@@ -285,21 +289,11 @@ func intProp(props map[string]any, name string, def, lo, hi int) (int, error) {
 	return 0, invalidf("property %q must be an integer from %d to %d", name, lo, hi)
 }
 
-// Inject passes on the messages the subscription sends in; one that could
-// not be decoded fails, so that the adapter counts it among its errors.
+// Inject passes on the messages the subscription sends in.
 func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
-	if u, ok := m.Content.(undecodable); ok {
-		return u.err
-	}
 	out.Emit("out", m)
 	return nil
 }
-
-// undecodable is the content of what a nats-in sends into its chain for a
-// NATS message it could not decode: Inject fails with err, which counts
-// it in the adapter's errors (GET /mediation/<chain> shows them), the
-// mediation engine giving a component no other way to count.
-type undecodable struct{ err error }
 
 // decodeAll reads the chain messages a NATS message carries: the
 // messages of a batch of the nats linker (HeaderBatch), or the one.
@@ -445,7 +439,7 @@ func (in *natsIn) send(m mediation.Message) error {
 func (in *natsIn) receive(msg *nats.Msg) {
 	ms, err := decodeAll(msg)
 	if err != nil {
-		_ = in.send(mediation.Message{Content: undecodable{fmt.Errorf("%s: %w", msg.Subject, err)}})
+		in.countError()
 		return
 	}
 	for _, m := range ms {
@@ -468,7 +462,7 @@ func (in *natsIn) receive(msg *nats.Msg) {
 func (in *natsIn) receiveJS(msg jetstream.Msg) {
 	ms, err := decodeAll(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
 	if err != nil {
-		_ = in.send(mediation.Message{Content: undecodable{fmt.Errorf("%s: %w", msg.Subject(), err)}})
+		in.countError()
 		msg.Term() // it will never decode
 		return
 	}

@@ -82,7 +82,7 @@ const model = {
 // offset of the server's time zone (from its date strings), in ms, at the
 // current time and at the start date: they differ when daylight saving time
 // began or ended in between.
-const clock = { time: NaN, at: 0, factor: 1, pause: true, offset: 0, startOffset: 0, startDate: NaN };
+const clock = { time: NaN, at: 0, factor: 1, pause: true, offset: 0, startOffset: 0 };
 
 const ui = {
   selected: null,     // {entity: 'zone'|'device'|'person', id}
@@ -301,8 +301,8 @@ function render() {
   dirty.all = false;
   if (all) zoneBoxes.clear();
   renderZones(all);
-  renderDevices(all);
-  renderPersons(all);
+  renderIcons('device', all, deviceEls, renderDevice);
+  renderIcons('person', all, personEls, renderPerson);
   if (dirty.lists || all) {
     dirty.lists = false;
     renderLists();
@@ -351,8 +351,7 @@ function renderEmpty() {
   if (sig === emptySig) return;
   emptySig = sig;
   const empty = $('#plan-empty');
-  const display = model.zones.size ? 'none' : '';
-  if (empty.style.display !== display) empty.style.display = display;
+  setDisplay(empty, !model.zones.size);
   setText(empty, ui.problem || (ui.loaded ? 'No zones yet: add one from the side panel.' : 'Loading the home…'));
   setAttr(empty, 'x', vb[0] + vb[2] / 2);
   setAttr(empty, 'y', vb[1] + vb[3] / 2);
@@ -557,7 +556,10 @@ function layoutLabel(g, z, lines, width, boxes, u) {
     const y0 = spot[0] === 't' ? z.topY + pad : z.bottomY - pad - height;
     return { x, x0, y0, anchor: spot[1] === 'l' ? 'start' : spot[1] === 'r' ? 'end' : 'middle' };
   };
-  const score = (p) => boxes.filter(([a, b, c, d]) => a < p.x0 + width && c > p.x0 && b < p.y0 + height && d > p.y0).length;
+  const score = (p) => {
+    const box = [p.x0, p.y0, p.x0 + width, p.y0 + height];
+    return boxes.filter((b) => overlap(b, box)).length;
+  };
   let best = g.dataset.spot || 'tl';
   let bestScore = score(place(best));
   for (const spot of LABEL_SPOTS) {
@@ -597,30 +599,44 @@ function placedIds(m) {
   return ids;
 }
 
-function renderDevices(all) {
-  const ids = all ? [...model.devices.keys()] : [...dirty.devices];
-  dirty.devices.clear();
-  for (const id of ids) renderDevice(id);
-  if (all || dirty.deviceOrder) {
-    dirty.deviceOrder = false;
-    syncLayer($('#devices-layer'), deviceEls, placedIds(model.devices));
+// renderIcons redraws the devices or persons marked, or all of them, with
+// draw(id), and puts their layer in order when that may have changed.
+function renderIcons(entity, all, els, draw) {
+  const m = collection(entity), marks = dirtyIds(entity), order = `${entity}Order`;
+  const ids = all ? [...m.keys()] : [...marks];
+  marks.clear();
+  for (const id of ids) draw(id);
+  if (all || dirty[order]) {
+    dirty[order] = false;
+    syncLayer($(`#${entity}s-layer`), els, placedIds(m));
   }
+}
+
+// iconEl returns the element of device or person id, made by make(o) when
+// new; when o is gone or not placed, it removes the element and returns null.
+function iconEl(entity, id, o, els, make) {
+  let g = els.get(id);
+  if (!o || !isPlaced(o)) {
+    if (g) { g.remove(); els.delete(id); }
+    return null;
+  }
+  if (!g) {
+    g = make(o);
+    els.set(id, g);
+    $(`#${entity}s-layer`).append(g);
+    dirty[`${entity}Order`] = true;
+  }
+  return g;
 }
 
 function renderDevice(id) {
   const d = model.devices.get(id);
-  let g = deviceEls.get(id);
-  if (!d || !isPlaced(d)) {
-    if (g) { g.remove(); deviceEls.delete(id); }
-    return;
-  }
-  if (!g) {
-    g = svg('g', { class: `device kind-${kindOf(d.type).toLowerCase()}`, 'data-entity': 'device', 'data-id': d.id, 'data-testid': `device-${d.id}`, tabindex: 0, role: 'button' });
-    g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'device-label', 'text-anchor': 'middle', 'data-testid': `device-label-${d.id}` }));
-    deviceEls.set(d.id, g);
-    $('#devices-layer').append(g);
-    dirty.deviceOrder = true;
-  }
+  const g = iconEl('device', id, d, deviceEls, () => {
+    const e = svg('g', { class: `device kind-${kindOf(d.type).toLowerCase()}`, 'data-entity': 'device', 'data-id': d.id, 'data-testid': `device-${d.id}`, tabindex: 0, role: 'button' });
+    e.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'device-label', 'text-anchor': 'middle', 'data-testid': `device-label-${d.id}` }));
+    return e;
+  });
+  if (!g) return;
   const [title, icon, name] = g.children;
   setText(name, displayName(d));
   setAttr(name, 'y', 28);
@@ -639,30 +655,14 @@ function renderDevice(id) {
   setAttr(g, 'aria-label', label);
 }
 
-function renderPersons(all) {
-  const ids = all ? [...model.persons.keys()] : [...dirty.persons];
-  dirty.persons.clear();
-  for (const id of ids) renderPerson(id);
-  if (all || dirty.personOrder) {
-    dirty.personOrder = false;
-    syncLayer($('#persons-layer'), personEls, placedIds(model.persons));
-  }
-}
-
 function renderPerson(id) {
   const p = model.persons.get(id);
-  let g = personEls.get(id);
-  if (!p || !isPlaced(p)) {
-    if (g) { g.remove(); personEls.delete(id); }
-    return;
-  }
-  if (!g) {
-    g = svg('g', { class: 'person', 'data-entity': 'person', 'data-id': p.id, 'data-testid': `person-${p.id}`, tabindex: 0, role: 'button' });
-    g.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'person-label', y: 24, 'text-anchor': 'middle' }));
-    personEls.set(p.id, g);
-    $('#persons-layer').append(g);
-    dirty.personOrder = true;
-  }
+  const g = iconEl('person', id, p, personEls, () => {
+    const e = svg('g', { class: 'person', 'data-entity': 'person', 'data-id': p.id, 'data-testid': `person-${p.id}`, tabindex: 0, role: 'button' });
+    e.append(svg('title'), svg('g', { class: 'icon' }), svg('text', { class: 'person-label', y: 24, 'text-anchor': 'middle' }));
+    return e;
+  });
+  if (!g) return;
   const [title, icon, name] = g.children;
   g.classList.toggle('selected', isSelected('person', p.id));
   if (ui.drag?.g !== g) placeIcon(g, p.positionX, p.positionY);
@@ -865,32 +865,35 @@ function renderLists() {
   const zones = [...model.zones.values()];
   const persons = [...model.persons.values()];
   const unplaced = [...model.devices.values()].filter((d) => !isPlaced(d));
-  const sig = JSON.stringify([zones.map((z) => [z.id, z.name, z.leftX, z.topY, z.rightX, z.bottomY]),
-    persons.map((p) => [p.id, p.name, p.type, p.location, isPlaced(p)]),
-    unplaced.map((d) => [d.id, d.name, d.type])]);
+  // Each row as shown: the lists are redrawn when what they show changes.
+  const zoneRows = zones.map((z) => [z.id, displayName(z), `${z.rightX - z.leftX} × ${z.bottomY - z.topY} at ${z.leftX},${z.topY}`]);
+  const personRows = persons.map((p) => [p.id, displayName(p),
+    `${p.type} · ${isPlaced(p) ? (p.location === 'unknown' ? 'outside' : p.location) : 'not placed'}`, isPlaced(p)]);
+  const unplacedRows = unplaced.map((d) => [d.id, displayName(d), kindOf(d.type)]);
+  const sig = JSON.stringify([zoneRows, personRows, unplacedRows]);
   if (sig === listSig) return;
   listSig = sig;
   setText($('#zone-count'), String(zones.length));
   setText($('#person-count'), String(persons.length));
   setText($('#unplaced-count'), String(unplaced.length));
 
-  $('#zone-list').replaceChildren(...(zones.length ? zones.map((z) => el('li', {},
-    el('button', { type: 'button', class: 'link', 'data-testid': `zone-item-${z.id}`, onclick: () => select('zone', z.id) }, displayName(z)),
-    el('span', { class: 'muted' }, `${z.rightX - z.leftX} × ${z.bottomY - z.topY} at ${z.leftX},${z.topY}`),
-    el('button', { type: 'button', class: 'icon-btn danger', 'aria-label': `Delete zone ${displayName(z)}`, title: 'Delete', 'data-testid': `zone-delete-${z.id}`, onclick: () => removeEntity('zone', z.id) }, '×'),
+  $('#zone-list').replaceChildren(...(zoneRows.length ? zoneRows.map(([id, name, where]) => el('li', {},
+    el('button', { type: 'button', class: 'link', 'data-testid': `zone-item-${id}`, onclick: () => select('zone', id) }, name),
+    el('span', { class: 'muted' }, where),
+    el('button', { type: 'button', class: 'icon-btn danger', 'aria-label': `Delete zone ${name}`, title: 'Delete', 'data-testid': `zone-delete-${id}`, onclick: () => removeEntity('zone', id) }, '×'),
   )) : [el('li', { class: 'muted' }, 'None')]));
 
-  $('#person-list').replaceChildren(...(persons.length ? persons.map((p) => el('li', {},
-    el('button', { type: 'button', class: 'link', 'data-testid': `person-item-${p.id}`, onclick: () => select('person', p.id) }, displayName(p)),
-    el('span', { class: 'muted' }, `${p.type} · ${isPlaced(p) ? (p.location === 'unknown' ? 'outside' : p.location) : 'not placed'}`),
-    !isPlaced(p) && el('button', { type: 'button', class: 'btn small', 'data-testid': `person-place-${p.id}`, onclick: () => placeAtCentre('person', p.id) }, 'Place'),
-    el('button', { type: 'button', class: 'icon-btn danger', 'aria-label': `Delete person ${displayName(p)}`, title: 'Delete', 'data-testid': `person-delete-${p.id}`, onclick: () => removeEntity('person', p.id) }, '×'),
+  $('#person-list').replaceChildren(...(personRows.length ? personRows.map(([id, name, where, placed]) => el('li', {},
+    el('button', { type: 'button', class: 'link', 'data-testid': `person-item-${id}`, onclick: () => select('person', id) }, name),
+    el('span', { class: 'muted' }, where),
+    !placed && el('button', { type: 'button', class: 'btn small', 'data-testid': `person-place-${id}`, onclick: () => placeAtCentre('person', id) }, 'Place'),
+    el('button', { type: 'button', class: 'icon-btn danger', 'aria-label': `Delete person ${name}`, title: 'Delete', 'data-testid': `person-delete-${id}`, onclick: () => removeEntity('person', id) }, '×'),
   )) : [el('li', { class: 'muted' }, 'None')]));
 
-  $('#unplaced-list').replaceChildren(...(unplaced.length ? unplaced.map((d) => el('li', { 'data-testid': `unplaced-${d.id}` },
-    el('button', { type: 'button', class: 'link', onclick: () => select('device', d.id) }, displayName(d)),
-    el('span', { class: 'muted' }, kindOf(d.type)),
-    el('button', { type: 'button', class: 'btn small', 'data-testid': `unplaced-place-${d.id}`, onclick: () => placeAtCentre('device', d.id) }, 'Place'),
+  $('#unplaced-list').replaceChildren(...(unplacedRows.length ? unplacedRows.map(([id, name, kind]) => el('li', { 'data-testid': `unplaced-${id}` },
+    el('button', { type: 'button', class: 'link', onclick: () => select('device', id) }, name),
+    el('span', { class: 'muted' }, kind),
+    el('button', { type: 'button', class: 'btn small', 'data-testid': `unplaced-place-${id}`, onclick: () => placeAtCentre('device', id) }, 'Place'),
   )) : [el('li', { class: 'muted' }, 'None')]));
 }
 
@@ -1338,12 +1341,8 @@ function setClock(c) {
   clock.at = performance.now();
   clock.factor = c.factor;
   clock.pause = c.pause;
-  clock.startDate = c.startDate;
-  const local = parseDateStr(c.currentDateStr);
-  if (Number.isFinite(local)) clock.offset = local - (c.currentTime - (((c.currentTime % 1000) + 1000) % 1000));
-  const localStart = parseDateStr(c.startDateStr);
-  clock.startOffset = Number.isFinite(localStart)
-    ? localStart - (c.startDate - (((c.startDate % 1000) + 1000) % 1000)) : clock.offset;
+  clock.offset = offsetOf(c.currentDateStr, c.currentTime, clock.offset);
+  clock.startOffset = offsetOf(c.startDateStr, c.startDate, clock.offset);
   const pause = $('#clock-pause');
   pause.textContent = c.pause ? 'Resume' : 'Pause';
   pause.setAttribute('aria-pressed', String(!!c.pause));
@@ -1353,6 +1352,14 @@ function setClock(c) {
   const start = $('#clock-start');
   if (document.activeElement !== start && !start.dataset.dirty) start.value = toInputDate(c.startDate, clock.startOffset);
   tickClock();
+}
+
+// offsetOf returns the offset of the server's time zone at instant ms, read
+// from str, ms as the server writes it (to the second), or else when str
+// does not parse.
+function offsetOf(str, ms, orElse) {
+  const local = parseDateStr(str);
+  return Number.isFinite(local) ? local - (ms - (((ms % 1000) + 1000) % 1000)) : orElse;
 }
 
 // The last millisecond of the year 9999 in UTC, 9999-12-31T23:59:59.999Z.
@@ -1506,12 +1513,6 @@ async function setScriptState(state) {
   }
 }
 
-async function fetchScripts() {
-  const list = await api('GET', '/scriptPlayer/scripts');
-  model.scripts = new Map((list || []).map((s) => [s.id, s]));
-  scheduleRender();
-}
-
 // The player sends no event per action: while a script plays, read its
 // progress once a second.
 async function pollScript() {
@@ -1575,6 +1576,7 @@ function setConnection(state, text) {
   const c = $('#conn');
   c.dataset.state = state;
   setText($('#conn-text'), text);
+  c.title = ui.problem;
   $('#reconnect').hidden = state !== 'closed';
 }
 
@@ -1585,7 +1587,6 @@ function connect() {
   ui.source = es;
   es.addEventListener('open', () => {
     ui.problem = '';
-    $('#conn').title = '';
     setConnection('live', 'Live');
     refetchAll();
   });
@@ -1614,7 +1615,6 @@ async function explainClosed(es) {
     ui.problem = `${TOKEN ? 'The server refused this tab’s token' : 'This server needs a token'}: ` +
       'open the address it printed at start, …/simulator#token=…';
     setConnection('closed', TOKEN ? 'Token refused' : 'Needs a token');
-    $('#conn').title = ui.problem;
     toast(ui.problem);
     scheduleRender();
   }
@@ -1823,10 +1823,7 @@ function start() {
   document.addEventListener('keydown', (e) => {
     if (e.key !== 'Escape') return;
     if (ui.drag && !ui.drag.zoneOnly) {
-      const d = ui.drag;
-      d.g.classList.remove('dragging');
-      ui.drag = null;
-      touch(d.entity, d.id);
+      onPointerCancel();
     } else if (ui.selected) {
       select(null);
     }

@@ -16,9 +16,6 @@ import (
 // writes the others, and measures no SVG text (which lays the page out):
 // redrawing everything on every event made a large home slow.
 func TestSimulatorUpdateRedrawsOnlyItsDevice(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	pause := true
@@ -85,9 +82,6 @@ func TestSimulatorUpdateRedrawsOnlyItsDevice(t *testing.T) {
 // millisecond of the year 9999, and so does the page's: it ticked on past
 // it (into the year 10092) and jumped back at each reading.
 func TestSimulatorClockStopsAtEndOfTime(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{Location: time.UTC})
 	start, factor := int64(253402300790000), sim.MaxFactor // 10 s before the end
@@ -131,9 +125,6 @@ func TestSimulatorClockStopsAtEndOfTime(t *testing.T) {
 // their own, so that each label focuses its own input, even for variables
 // named a.b and a_b, whose ids were both f-var_a_b.
 func TestSimulatorLongZoneNameAndFieldIDs(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	long := "The very long name of a small hall that goes on well past the walls of its zone"
@@ -178,9 +169,6 @@ func TestSimulatorLongZoneNameAndFieldIDs(t *testing.T) {
 // TestSimulatorZoneListFollowsResize: the zone list gives each zone's size
 // and place, and says the new ones once the zone is moved or resized.
 func TestSimulatorZoneListFollowsResize(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 200, BottomY: 150}))
@@ -197,5 +185,65 @@ func TestSimulatorZoneListFollowsResize(t *testing.T) {
 	x, y, r, btm := 10, 20, 410, 320
 	must(t)(home.UpdateZone("hall", sim.ZoneUpdate{LeftX: &x, TopY: &y, RightX: &r, BottomY: &btm}))
 	listed("400 × 300 at 10,20")
+	b.checkNoErrors(t)
+}
+
+// TestSimulatorRedrawsWhatDependsOnAChange: what a change affects beyond
+// its own element is redrawn too. Selecting another element unmarks the
+// first; a device moved into the corner of a zone's label moves the label;
+// a zone far away shrinks every icon, the unchanged ones too.
+func TestSimulatorRedrawsWhatDependsOnAChange(t *testing.T) {
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 400, BottomY: 300}))
+	x, y := 300, 200
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "iCasa.BinaryLight", PositionX: &x, PositionY: &y}))
+	ctx := b.openPlan(t, home, 20*time.Second)
+	eval := func(js string) string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+		if err != nil {
+			return err.Error()
+		}
+		return s
+	}
+	state := `(() => {
+		const z = document.querySelector('[data-testid="zone-hall"]'), d = document.querySelector('[data-testid="device-lamp"]');
+		if (!z || !d) return 'not drawn';
+		return [z.classList.contains('selected'), d.classList.contains('selected'), z.dataset.spot, d.getAttribute('transform')].join(' ');
+	})()`
+	var before string
+	eventually(t, ctx, "the plan is drawn", func() (bool, string) {
+		before = eval(state)
+		return strings.HasPrefix(before, "false false tl translate(300 200)"), before
+	})
+	scale := before[strings.LastIndex(before, " "):]
+
+	if err := click(ctx, `[data-testid="zone-item-hall"]`); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the zone is selected", func() (bool, string) {
+		s := eval(state)
+		return strings.HasPrefix(s, "true false "), s
+	})
+	if err := click(ctx, `[data-testid="device-lamp"] .icon`); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the device only is selected", func() (bool, string) {
+		s := eval(state)
+		return strings.HasPrefix(s, "false true "), s
+	})
+
+	x, y = 20, 20
+	must(t)(home.UpdateDevice("lamp", sim.DeviceUpdate{PositionX: &x, PositionY: &y}))
+	eventually(t, ctx, "the label leaves the corner the device covers", func() (bool, string) {
+		s := eval(state)
+		return strings.HasPrefix(s, "false true tr translate(20 20)"), s
+	})
+
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "far", LeftX: 4000, TopY: 0, RightX: 4400, BottomY: 300}))
+	eventually(t, ctx, "the unchanged device is drawn to the new scale", func() (bool, string) {
+		s := eval(state)
+		return strings.HasPrefix(s, "false true tr translate(20 20)") && !strings.HasSuffix(s, scale), s + " was" + scale
+	})
 	b.checkNoErrors(t)
 }

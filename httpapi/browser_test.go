@@ -34,10 +34,13 @@ type browser struct {
 }
 
 // newBrowser starts headless Chromium, found on the PATH, in a fresh
-// profile. It skips the test when there is none: chromedp never downloads
+// profile. It skips the test with -short, or when there is none: chromedp never downloads
 // a browser.
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a browser")
+	}
 	var path string
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -241,9 +244,6 @@ func must(t *testing.T) func(any, error) {
 // watches the room's temperature change on the page as simulated time
 // passes.
 func TestSimulatorInBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 
 	home := sim.MustNew(sim.Config{}) // the real wall clock
@@ -390,9 +390,6 @@ func TestSimulatorInBrowser(t *testing.T) {
 // TestSimulatorScreenshot renders the example house mid-morning and, with
 // -update-screenshot, writes the picture to docs/simulator.png.
 func TestSimulatorScreenshot(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 
 	src, err := os.ReadFile(filepath.Join("..", "examples", "scripts", "house.bhv"))
@@ -464,9 +461,6 @@ func TestSimulatorScreenshot(t *testing.T) {
 // token, given in the page's address: the page reads the home and follows
 // its event stream with it, and drops it from the address.
 func TestSimulatorWithToken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 10, TopY: 10, RightX: 200, BottomY: 150}))
@@ -498,9 +492,6 @@ func TestSimulatorWithToken(t *testing.T) {
 // needs the token and where to find it, rather than "Loading the home…" and
 // "Disconnected" for ever.
 func TestSimulatorWithoutToken(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	srv, stop := serveConfig(t, httpapi.Config{Home: sim.MustNew(sim.Config{}), Token: "tok-123"})
 	defer stop()
@@ -532,9 +523,6 @@ func TestSimulatorWithoutToken(t *testing.T) {
 // while it exists: removed, its field goes from the zone's panel, and a
 // device's panel shows its property empty, not the source of Object.
 func TestSimulatorInheritedNames(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	one := 1.0
@@ -587,9 +575,6 @@ func TestSimulatorInheritedNames(t *testing.T) {
 // in the offset its own date has. In Paris, a clock started on 15 January at
 // 13:00 (UTC+1) and now in April (UTC+2) showed its start at 14:00.
 func TestSimulatorStartDateAcrossDST(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
@@ -624,9 +609,6 @@ func TestSimulatorStartDateAcrossDST(t *testing.T) {
 // empty home says so once loaded (not while loading), and a device names
 // itself on hover.
 func TestSimulatorLegendLoadingAndNames(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	ctx := b.openPlan(t, home, 20*time.Second)
@@ -653,9 +635,6 @@ func TestSimulatorLegendLoadingAndNames(t *testing.T) {
 // input for an object, so sending back every field it shows would round a
 // lamp's level, zero a small variable and turn an object into text.
 func TestSimulatorPanelSavesOnlyEdits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a browser")
-	}
 	b := newBrowser(t)
 	home := sim.MustNew(sim.Config{})
 	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 400, BottomY: 300,

@@ -94,6 +94,7 @@ const ui = {
   buffered: [],       // events received meanwhile
   source: null,       // the EventSource
   problem: '',        // why the page cannot read the home, such as a missing token
+  loaded: false,      // the home was read once
 };
 
 // ---------------------------------------------------------------- helpers
@@ -698,7 +699,7 @@ function deviceSummary(d) {
     default: {
       // Any other kind, the user's own included: its first property.
       const s = kindSpecs(d.type)[0];
-      if (s && s.name in p) parts.push(`${labelOf(s.name).toLowerCase()} ${formatReading(s, p[s.name])}`);
+      if (s && own(p, s.name) !== undefined) parts.push(`${labelOf(s.name).toLowerCase()} ${formatReading(s, p[s.name])}`);
     }
   }
   return parts.join(', ');

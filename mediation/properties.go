@@ -143,46 +143,12 @@ func checkProps(props map[string]any) error {
 	if tooDeep(props, 1) {
 		return errorf(ErrInvalid, "properties: nesting deeper than %d", propMaxDepth)
 	}
+	// props is not too deep, so not cyclic: encoding/json, which prints
+	// the properties everywhere they go, says whether it can.
 	for k, v := range props {
-		if err := jsonValue(v); err != nil {
-			return errorf(ErrInvalid, "property %q %v", k, err)
+		if _, err := json.Marshal(v); err != nil {
+			return errorf(ErrInvalid, "property %q: JSON cannot carry it (numbers must be finite; no func, chan or complex number): %v", k, err)
 		}
-	}
-	return nil
-}
-
-// jsonValue says what in v encoding/json cannot print, or returns nil; v
-// is not too deep (tooDeep), so not cyclic through maps and slices.
-func jsonValue(v any) error {
-	switch x := v.(type) {
-	case nil, bool, string:
-		return nil
-	case float64:
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("must be a finite number, not %v", x)
-		}
-		return nil
-	case map[string]any:
-		for _, e := range x {
-			if err := jsonValue(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	case []any:
-		for _, e := range x {
-			if err := jsonValue(e); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	switch reflect.ValueOf(v).Kind() {
-	case reflect.Func, reflect.Chan, reflect.UnsafePointer, reflect.Complex64, reflect.Complex128:
-		return fmt.Errorf("holds a %T, which JSON cannot carry", v)
-	}
-	if _, err := json.Marshal(v); err != nil {
-		return fmt.Errorf("holds a %T, which JSON cannot carry (%v)", v, err)
 	}
 	return nil
 }

@@ -33,6 +33,18 @@ func timeBounds(loc *time.Location) (first, last int64) {
 	return first, last
 }
 
+// TimeSpan returns the first and the last instant of simulated time in a
+// home whose dates print in loc (nil means UTC): the years 1 to 9999, both
+// in UTC and in loc. A start date or current time outside them is refused;
+// the clock stops at the last (see [Home.End]).
+func TimeSpan(loc *time.Location) (first, last time.Time) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	f, l := timeBounds(loc)
+	return time.UnixMilli(f).In(loc), time.UnixMilli(l).In(loc)
+}
+
 // Clock is the state of the simulation clock as clients see it.
 type Clock struct {
 	// ID is the clock's id, "default".

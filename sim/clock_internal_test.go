@@ -192,3 +192,18 @@ func TestRunUntilFarAway(t *testing.T) {
 		t.Errorf("Now() = %v, want %v", h.Now(), to)
 	}
 }
+
+// TestTimeSpan: TimeSpan gives timeBounds as times in loc, UTC for nil.
+func TestTimeSpan(t *testing.T) {
+	for _, loc := range []*time.Location{nil, time.UTC, time.FixedZone("east", 14*3600), time.FixedZone("west", -12*3600)} {
+		want := loc
+		if want == nil {
+			want = time.UTC
+		}
+		f, l := timeBounds(want)
+		first, last := TimeSpan(loc)
+		if first.UnixMilli() != f || last.UnixMilli() != l || first.Location() != want || last.Location() != want {
+			t.Errorf("TimeSpan(%v) = %v, %v; want %d, %d in %v", loc, first, last, f, l, want)
+		}
+	}
+}

@@ -177,18 +177,10 @@ func parseStart(s string, loc *time.Location) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("-start: %q is not a date such as 15/01/2024-06:30:00 or 2024-01-15T06:30:00", s)
 }
 
-// inTimeSpan checks that t is in simulated time: the years 1 to 9999 both
-// in UTC and in loc, as sim's clock has it, with an error that says so in
-// dates rather than in milliseconds.
+// inTimeSpan checks that t is in simulated time ([sim.TimeSpan]), with an
+// error that says so in dates rather than in milliseconds.
 func inTimeSpan(t time.Time, loc *time.Location) error {
-	first := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
-	if f := time.Date(1, 1, 1, 0, 0, 0, 0, loc); f.After(first) {
-		first = f
-	}
-	last := time.Date(9999, 12, 31, 23, 59, 59, 999e6, time.UTC)
-	if l := time.Date(9999, 12, 31, 23, 59, 59, 999e6, loc); l.Before(last) {
-		last = l
-	}
+	first, last := sim.TimeSpan(loc)
 	years := "in UTC"
 	if loc != time.UTC {
 		years = "in UTC and in " + loc.String()

@@ -110,16 +110,22 @@ func UpdateDeviceJSON(home *sim.Home, id string, body []byte) (status int, reply
 		}
 		return home.UpdateDevice(id, u)
 	}()
-	var v any = d
-	status = http.StatusOK
 	if err != nil {
-		var code, msg string
-		status, code, msg = classify(err)
-		v = errorBody{Error: msg, Code: code}
+		return ErrorJSON(err)
 	}
-	reply, merr := json.Marshal(v)
+	reply, merr := json.Marshal(d)
 	if merr != nil {
-		return http.StatusInternalServerError, []byte(`{"error":"internal error","code":"internal"}`)
+		return ErrorJSON(merr)
 	}
-	return status, reply
+	return http.StatusOK, reply
+}
+
+// ErrorJSON returns the status and the JSON body, {"error": ..., "code":
+// ...}, with which a REST request failing with err would be answered, for
+// transports (NATS, MQTT) that carry the REST shapes. An error of no kind
+// this package knows is an internal error, its details not sent.
+func ErrorJSON(err error) (status int, body []byte) {
+	status, code, msg := classify(err)
+	body, _ = json.Marshal(errorBody{Error: msg, Code: code}) // two strings always marshal
+	return status, body
 }

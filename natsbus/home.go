@@ -1,8 +1,6 @@
 package natsbus
 
 import (
-	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -88,8 +86,7 @@ func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update Devi
 		if id, err := unescape(token); err != nil {
 			// Answered as REST answers a bad request, rather than left
 			// without an answer (a requester would wait for its timeout).
-			status = http.StatusBadRequest
-			reply, _ = json.Marshal(map[string]string{"error": "device id " + err.Error(), "code": "invalid"})
+			status, reply = httpapi.ErrorJSON(invalidf("device id %v", err))
 		} else {
 			token = escape(id)
 			status, reply = update(id, msg.Data)

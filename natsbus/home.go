@@ -177,15 +177,18 @@ func (p *eventPublisher) run() {
 		batch, p.queue = p.queue, batch[:0]
 		closed := p.closed
 		p.mu.Unlock()
+		n := 0
 		for i, e := range batch {
 			p.publish(e.subject, e.data)
 			batch[i] = pendingEvent{}
-			// Counted until published: a publish held up by a stalled
-			// server holds its batch within the bound too.
-			p.mu.Lock()
-			p.bytes -= len(e.subject) + len(e.data)
-			p.mu.Unlock()
+			n += len(e.subject) + len(e.data)
 		}
+		// Counted until the batch is published: a publish held up by a
+		// stalled server holds its batch within the bound too. Once per
+		// batch, not per event, the lock is not taken on every publish.
+		p.mu.Lock()
+		p.bytes -= n
+		p.mu.Unlock()
 		if closed {
 			return
 		}

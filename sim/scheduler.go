@@ -412,14 +412,6 @@ const MinLiveStep = 5 * time.Millisecond
 // idle again at the next pass. [Home.Advance] never coalesces: it runs
 // every period, the same way every time.
 func (h *Home) Run(ctx context.Context) error {
-	// locked says the home's lock is held: a timer or an observer that
-	// panics or ends the goroutine (t.Fatal) must not leave it held.
-	locked := false
-	defer func() {
-		if locked {
-			h.mu.Unlock()
-		}
-	}()
 	var last time.Time
 	for {
 		if !last.IsZero() {
@@ -435,20 +427,10 @@ func (h *Home) Run(ctx context.Context) error {
 			}
 		}
 		last = h.wall.Now()
-		h.lockChange()
-		locked = true
-		for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, true) {
-			h.mu.Unlock()
-			locked = false
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			h.lockChange()
-			locked = true
+		wait, ok, err := h.runDueLive(ctx)
+		if err != nil {
+			return err
 		}
-		wait, ok := h.nextWaitLocked()
-		h.mu.Unlock()
-		locked = false
 
 		var fire <-chan time.Time
 		var t *clock.Timer
@@ -468,6 +450,24 @@ func (h *Home) Run(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
+}
+
+// runDueLive runs, for Run, the timers due by the clock, runBatch at a
+// time, letting other callers take the lock between two batches, and
+// returns the wait until the next one (nextWaitLocked); ctx ends it
+// between two batches. The deferred unlock releases the lock also when a
+// timer or an observer panics or ends the goroutine (t.Fatal).
+func (h *Home) runDueLive(ctx context.Context) (wait time.Duration, ok bool, err error) {
+	h.lockChange()
+	defer h.mu.Unlock()
+	for h.runDueLocked(h.clock.nowMillis(h.wall.Now()), runBatch, true) {
+		h.unlocked(func() { err = ctx.Err() })
+		if err != nil {
+			return 0, false, err
+		}
+	}
+	wait, ok = h.nextWaitLocked()
+	return wait, ok, nil
 }
 
 // nextWaitLocked returns the wall-clock time until the next timer is due;

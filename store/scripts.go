@@ -104,44 +104,72 @@ func checkName(name string) error {
 	return nil
 }
 
-// LoadChainDir loads every .dscilia file of dir, in name order, into
-// engine, as LoadChainFile does. An error names the file.
-func LoadChainDir(engine *mediation.Engine, dir string, placeholders bool) error {
-	if _, err := os.Stat(dir); err != nil {
-		return err
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.dscilia"))
+// ChainFile is a parsed DSCilia file and the path it was read from.
+type ChainFile struct {
+	// Path is the file's path, as given or as found in a directory.
+	Path string
+	// Doc is the file's content, parsed.
+	Doc *dscilia.Document
+}
+
+// ReadChains reads and parses path: one DSCilia file or, for a directory,
+// its .dscilia files in name order. An error names the file; nothing is
+// loaded, so a caller can check every file before changing anything.
+func ReadChains(path string) ([]ChainFile, error) {
+	fi, err := os.Stat(path)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	slices.Sort(files)
-	for _, f := range files {
-		if err := LoadChainFile(engine, f, placeholders); err != nil {
-			return err
+	files := []string{path}
+	if fi.IsDir() {
+		if files, err = filepath.Glob(filepath.Join(path, "*.dscilia")); err != nil {
+			return nil, err
 		}
+		slices.Sort(files)
+	}
+	out := make([]ChainFile, 0, len(files))
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		d, err := dscilia.Parse(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		out = append(out, ChainFile{Path: f, Doc: d})
+	}
+	return out, nil
+}
+
+// Load loads f into engine (see dscilia.Load), leaving out the chains the
+// engine has already (made by -demo, say, or by a file before) unless they
+// are extensions. An error names the file. Load changes f.Doc: load a
+// ChainFile once.
+func (f ChainFile) Load(engine *mediation.Engine, placeholders bool) error {
+	d := f.Doc
+	d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
+		_, err := engine.Chain(c.ID)
+		return err == nil && !c.Extension
+	})
+	if _, err := dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders}); err != nil {
+		return fmt.Errorf("%s: %w", f.Path, err)
 	}
 	return nil
 }
 
-// LoadChainFile loads the DSCilia file path into engine (see
-// dscilia.Load), leaving out the chains the engine has already (made by
-// -demo, say, or by a file before) unless they are extensions. An error
-// names the file.
-func LoadChainFile(engine *mediation.Engine, path string, placeholders bool) error {
-	data, err := os.ReadFile(path)
+// LoadChains loads path, one DSCilia file or a directory's (see
+// ReadChains), into engine: every file is read and parsed before any is
+// loaded. An error names the file.
+func LoadChains(engine *mediation.Engine, path string, placeholders bool) error {
+	files, err := ReadChains(path)
 	if err != nil {
 		return err
 	}
-	d, err := dscilia.Parse(data)
-	if err == nil {
-		d.Chains = slices.DeleteFunc(d.Chains, func(c dscilia.Chain) bool {
-			_, err := engine.Chain(c.ID)
-			return err == nil && !c.Extension
-		})
-		_, err = dscilia.Load(engine, d, dscilia.LoadOptions{Placeholders: placeholders})
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	for _, f := range files {
+		if err := f.Load(engine, placeholders); err != nil {
+			return err
+		}
 	}
 	return nil
 }

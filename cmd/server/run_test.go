@@ -499,8 +499,9 @@ func TestHomes(t *testing.T) {
 	shutdown("with a home's event stream open")
 }
 
-// TestChainsDir: -chains loads every .dscilia file of a directory at start;
-// a file that does not load stops the server with its name.
+// TestChainsDir: -chains loads every .dscilia file of a directory at start,
+// or one file (it loaded nothing from a file); a file that does not load
+// stops the server with its name.
 func TestChainsDir(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) {
@@ -520,7 +521,13 @@ func TestChainsDir(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "b.dscilia") || !strings.Contains(err.Error(), "HelloMediator") {
 		t.Fatalf("run with an unknown type = %v, want an error naming b.dscilia and the type", err)
 	}
-	base := startServer(t, "-chains", dir, "-placeholders")
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-chains", filepath.Join(dir, "missing.dscilia")}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "missing.dscilia") {
+		t.Fatalf("run with a missing file = %v, want an error naming it", err)
+	}
+	base := startServer(t, "-chains", filepath.Join(dir, "a.dscilia"))
+	call{method: "GET", path: "/mediation/", status: 200, want: `{"chains":["relay"]}`}.do(t, base)
+	base = startServer(t, "-chains", dir, "-placeholders")
 	call{method: "GET", path: "/mediation/", status: 200, want: `{"chains":["relay","cilia-app"]}`}.do(t, base) // in load order
 	call{method: "POST", path: "/mediation/runtime/relay/components/in/data", body: `{"n":1}`, status: 200}.do(t, base)
 	call{method: "GET", path: "/mediation/runtime/relay/components/out/data", status: 200,

@@ -17,7 +17,6 @@ import (
 	"github.com/benbjohnson/clock"
 
 	"github.com/pervasim/pervasim/bridge"
-	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -270,34 +269,20 @@ func openOutputs(stdout io.Writer, outs ...output) ([]*output, error) {
 	return opened, nil
 }
 
-// checkChains reads and parses the DSCilia files of -chains (a file, or
+// readChains reads and parses the DSCilia files of -chains (a file, or
 // the *.dscilia files of a directory), so that one missing or malformed is
 // an error before the run; loading them, once the scripts' first instant
 // has run, may still fail (an unknown type, say).
-func checkChains(paths []string) error {
+func readChains(paths []string) ([]store.ChainFile, error) {
+	var files []store.ChainFile
 	for _, path := range paths {
-		files := []string{path}
-		if fi, err := os.Stat(path); err != nil {
-			return fmt.Errorf("-chains: %w", err)
-		} else if fi.IsDir() {
-			if files, err = filepath.Glob(filepath.Join(path, "*.dscilia")); err != nil {
-				return fmt.Errorf("-chains: %w", err)
-			}
+		f, err := store.ReadChains(path)
+		if err != nil {
+			return nil, fmt.Errorf("-chains: %w", err)
 		}
-		for _, file := range files {
-			data, err := os.ReadFile(file)
-			if err == nil {
-				_, err = dscilia.Parse(data)
-				if err != nil {
-					err = fmt.Errorf("%s: %w", file, err)
-				}
-			}
-			if err != nil {
-				return fmt.Errorf("-chains: %w", err)
-			}
-		}
+		files = append(files, f...)
 	}
-	return nil
+	return files, nil
 }
 
 // scriptFile is a parsed script and where it came from.
@@ -306,15 +291,11 @@ type scriptFile struct {
 	script *sim.Script
 }
 
-// loadChains loads the chains of the DSCilia files and directories into
-// engine, all of them started, as the server's -chains does.
-func loadChains(engine *mediation.Engine, paths []string, placeholders bool) error {
-	for _, path := range paths {
-		load := store.LoadChainFile
-		if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-			load = store.LoadChainDir
-		}
-		if err := load(engine, path, placeholders); err != nil {
+// loadChains loads the chains of the DSCilia files into engine, all of
+// them started, as the server's -chains does.
+func loadChains(engine *mediation.Engine, files []store.ChainFile, placeholders bool) error {
+	for _, f := range files {
+		if err := f.Load(engine, placeholders); err != nil {
 			return fmt.Errorf("-chains: %w", err)
 		}
 	}
@@ -366,7 +347,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 	}
 	// Everything that can be checked is before an output is created or
 	// truncated: an error before the run leaves the files as they were.
-	if err := checkChains(o.chains); err != nil {
+	chains, err := readChains(o.chains)
+	if err != nil {
 		return err
 	}
 	var samples *sampler
@@ -448,7 +430,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (e
 			return err
 		}
 		defer b.Close()
-		home.After(0, func() { chainErr = loadChains(engine, o.chains, o.holders) })
+		home.After(0, func() { chainErr = loadChains(engine, chains, o.holders) })
 	}
 	total := end
 	if o.dur > 0 {

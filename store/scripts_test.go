@@ -1,0 +1,59 @@
+package store_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/store"
+)
+
+// TestLoadChains: a file, or a directory's .dscilia files in name order;
+// every file is parsed before any is loaded, so a malformed one leaves the
+// engine as it was, and an error names the file.
+func TestLoadChains(t *testing.T) {
+	dir := t.TempDir()
+	write := func(dir, name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	chain := func(id string) string {
+		return `<cilia><chain id="` + id + `"><mediators><mediator-instance id="p" type="passthrough"/></mediators></chain></cilia>`
+	}
+	write(dir, "b.dscilia", chain("second"))
+	file := write(dir, "a.dscilia", chain("first"))
+	write(dir, "notes.txt", "not a chain")
+	bad := t.TempDir()
+	write(bad, "a.dscilia", chain("fine"))
+	write(bad, "b.dscilia", `<cilia><chain id="cut">`)
+
+	for _, tt := range []struct {
+		name, path string
+		want       []string // the engine's chains after loading
+		err        string   // in the error, when there is one
+	}{
+		{"a directory, in name order", dir, []string{"first", "second"}, ""},
+		{"one file", file, []string{"first"}, ""},
+		{"a malformed file loads nothing", bad, []string{}, "b.dscilia"},
+		{"a missing path", filepath.Join(dir, "missing.dscilia"), []string{}, "missing.dscilia"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e := mediation.NewEngine(mediation.Config{})
+			defer e.Close()
+			err := store.LoadChains(e, tt.path, false)
+			if tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+				t.Fatalf("LoadChains(%s) = %v, want an error containing %q", tt.path, err, tt.err)
+			}
+			if diff := cmp.Diff(tt.want, e.Chains()); diff != "" {
+				t.Errorf("chains after loading (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

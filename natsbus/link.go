@@ -41,7 +41,8 @@ const maxPending = 10_000
 // id), "durable" (the consumer's name; default derived from the subject)
 // and "dedup-window". Other "jms.*" properties are accepted and ignored.
 func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation.Link, error) {
-	l := &natsLink{c: c, to: to, role: RoleBoth, done: make(chan struct{})}
+	l := &natsLink{c: c, to: to, role: RoleBoth}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
 	window := DefaultDedupWindow
 	for k, v := range props {
 		s, _ := v.(string)
@@ -139,7 +140,8 @@ type natsLink struct {
 	wake     chan struct{}       // wakes the publisher; nil until the first Send
 	flushed  chan struct{}       // closed when the publisher ends
 	room     chan struct{}       // closed when the outbox has room again
-	done     chan struct{}       // closed by Close: the publisher stops waiting
+	ctx      context.Context     // done once Close is called: the publisher stops waiting
+	cancel   context.CancelFunc  // ends ctx
 }
 
 // Send hands m to the link's publisher goroutine; it never blocks. Past
@@ -296,7 +298,7 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			return
 		}
 		select {
-		case <-l.done:
+		case <-l.ctx.Done():
 			return
 		case <-time.After(time.Second):
 		}
@@ -326,7 +328,7 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			case <-f.Ok():
 			case <-f.Err():
 				failed = append(failed, f.Msg())
-			case <-l.done:
+			case <-l.ctx.Done():
 				return
 			}
 		}
@@ -335,7 +337,7 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			select {
 			case <-l.c.js.PublishAsyncComplete():
 			case <-time.After(100 * time.Millisecond):
-			case <-l.done:
+			case <-l.ctx.Done():
 				return
 			}
 		}
@@ -356,15 +358,8 @@ func (l *natsLink) ensureStream() error {
 	if ready {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second) // Close ends the wait
 	defer cancel()
-	go func() { // Close ends the wait
-		select {
-		case <-l.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
 	if err := l.c.ensureStream(ctx, l.stream, l.subject); err != nil {
 		return err
 	}
@@ -567,9 +562,7 @@ func (l *natsLink) Len() int {
 func (l *natsLink) Close() int {
 	l.Stop()
 	l.mu.Lock()
-	if !l.closed {
-		close(l.done)
-	}
+	l.cancel()
 	l.closed = true
 	n := len(l.pending) + len(l.outbox)
 	l.pending, l.outbox = nil, nil

@@ -33,6 +33,13 @@ var contentTypes = map[string]string{
 	".txt":  "text/plain; charset=utf-8",
 }
 
+// The headers that keep foreign pages from framing the house plan: CSP's
+// frame-ancestors, and X-Frame-Options for browsers without it.
+var (
+	frameSelf       = []string{"frame-ancestors 'self'"}
+	frameSameOrigin = []string{"SAMEORIGIN"}
+)
+
 // The strings of index.html that the server fills in per request: the
 // platform root the page talks to, and the prefix of the page's own files.
 const (
@@ -81,6 +88,12 @@ func (s *server) handleSimulator(pre, platformRoot string) http.Handler {
 		}
 		h.Set("Content-Type", ct)
 		h.Set("X-Content-Type-Options", "nosniff")
+		// Only the server's own pages may frame the house plan: a foreign
+		// page that framed it could have a visitor's clicks move, set and
+		// delete things through it (clickjacking), as the page is of the
+		// server's origin and passes the guard.
+		h["Content-Security-Policy"] = frameSelf
+		h["X-Frame-Options"] = frameSameOrigin
 		h.Set("Cache-Control", "no-cache")
 		sum := sha256.Sum256(body)
 		h.Set("ETag", `"`+hex.EncodeToString(sum[:8])+`"`)

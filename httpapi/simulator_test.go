@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/sim"
 )
@@ -78,6 +80,22 @@ func TestSimulatorAssets(t *testing.T) {
 		if rec.Header().Get("X-Content-Type-Options") != "nosniff" {
 			t.Errorf("GET %s: no nosniff", path)
 		}
+	}
+}
+
+// No foreign page may frame the house plan or its files (clickjacking):
+// only the server's own pages.
+func TestSimulatorNotFramed(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/simulator", "/simulator/", "/simulator/index.html", "/simulator/app.js"} {
+		t.Run(path, func(t *testing.T) {
+			h := f.mustDo(t, "GET", path, "").Header()
+			got := map[string]string{"Content-Security-Policy": h.Get("Content-Security-Policy"), "X-Frame-Options": h.Get("X-Frame-Options")}
+			want := map[string]string{"Content-Security-Policy": "frame-ancestors 'self'", "X-Frame-Options": "SAMEORIGIN"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("GET %s: headers (-want +got):\n%s", path, diff)
+			}
+		})
 	}
 }
 

@@ -345,8 +345,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	conns := &openConns{m: map[net.Conn]struct{}{}}
 	srv := &http.Server{
 		Handler:           handler,
+		ConnState:         conns.track,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       time.Minute, // a body announced but never sent ends; streams are responses, not bounded
 		IdleTimeout:       2 * time.Minute,
@@ -384,7 +386,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	// Shutdown waits for the requests in flight. One whose client stalls
+	// (a body or headers it never finishes, a response it never reads)
+	// would hold it to its deadline: past shutdownGrace, its reads and
+	// writes fail, so its handler ends (a body cut short changes nothing).
+	cutting := make(chan struct{})
+	go conns.cutAfter(shutdownGrace, cutting)
+	err = srv.Shutdown(shutdownCtx)
+	close(cutting)
+	if err != nil {
 		srv.Close() // the deadline passed: cut the connections still open
 		return fmt.Errorf("shutdown: %w", err)
 	}
@@ -392,6 +402,50 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return nil
+}
+
+// shutdownGrace is how long the requests in flight at shutdown have to
+// finish before the connections that still hold them are cut.
+const shutdownGrace = 2 * time.Second
+
+// openConns are the server's connections that are reading a request or
+// serving one. It is safe for concurrent use.
+type openConns struct {
+	mu sync.Mutex // guards m
+	m  map[net.Conn]struct{}
+}
+
+// track is the server's ConnState hook.
+func (o *openConns) track(c net.Conn, state http.ConnState) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch state {
+	case http.StateNew, http.StateActive:
+		o.m[c] = struct{}{}
+	default: // idle (Shutdown closes those), hijacked or closed
+		delete(o.m, c)
+	}
+}
+
+// cutAfter waits d, then makes every read and write of the open
+// connections fail, again every 100 ms (net/http moves a connection's read
+// deadline as it reads a request), until done is closed.
+func (o *openConns) cutAfter(d time.Duration, done <-chan struct{}) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		o.mu.Lock()
+		for c := range o.m {
+			c.SetDeadline(time.Now())
+		}
+		o.mu.Unlock()
+		t.Reset(100 * time.Millisecond)
+	}
 }
 
 // connectNATS starts the embedded NATS server or connects to the one of

@@ -563,3 +563,72 @@ func TestBrowsable(t *testing.T) {
 		}
 	}
 }
+
+// TestShutdownWithStalledClients: a client that stalls, sending a body it
+// never finishes, headers it never ends or never reading a response, does
+// not keep the server from shutting down: past a grace its connection is
+// cut, and run returns, without error, well within its deadline.
+func TestShutdownWithStalledClients(t *testing.T) {
+	for _, tt := range []struct {
+		name, request string
+	}{
+		{"body never finished", "POST /platform/zones/zone HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{\"zoneId\":"},
+		{"headers never ended", "GET /platform/zones/zones HTTP/1.1\r\nHost: 127.0.0.1\r\n"},
+		{"response never read", "GET /mediation/runtime/big/components/out/data HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			base, shutdown := startRun(t, "-addr", "127.0.0.1:0", "-log", "off", "-state", dir)
+			if strings.Contains(tt.request, "/big/") {
+				fillRestOut(t, base)
+			}
+			c, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+			if err != nil {
+				shutdown("")
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := io.WriteString(c, tt.request); err != nil {
+				shutdown("")
+				t.Fatal(err)
+			}
+			// The request is taken (or its headers are being read) once the
+			// server answers the next, on another connection.
+			if res, err := http.Get(base + "/healthz"); err == nil {
+				res.Body.Close()
+			}
+			start := time.Now()
+			shutdown("with a client stalled: " + tt.name)
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("shutdown took %v with a client stalled, want under 5s", d)
+			}
+		})
+	}
+}
+
+// fillRestOut makes a chain "big" whose rest-out "out" keeps 100 messages of
+// 600 KiB: close to 60 MiB to read at its data URL, more than the sockets'
+// buffers between server and client hold.
+func fillRestOut(t *testing.T, base string) {
+	t.Helper()
+	post := func(path, ctype string, body []byte) {
+		res, err := http.Post(base+path, ctype, bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s = %d %s", path, res.StatusCode, b)
+		}
+	}
+	post("/mediation/big", "", nil)
+	post("/mediation/big/adapter/rest-in/in", "", nil)
+	post("/mediation/big/adapter/rest-out/out", "", nil)
+	post("/mediation/big/bindings", "application/json", []byte(`{"from":"in:out","to":"out:in"}`))
+	post("/mediation/runtime/big/start", "", nil)
+	msg := bytes.Repeat([]byte("x"), 600<<10)
+	for range 100 {
+		post("/mediation/runtime/big/components/in/data", "text/plain", msg)
+	}
+}

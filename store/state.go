@@ -75,6 +75,7 @@ type State struct {
 	served uint64 // tickets below this are done
 
 	snapMu sync.Mutex // one snapshot at a time
+	lock   *os.File   // holds the directory's lock while open (nil without flock)
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
 	closed      chan struct{}
@@ -187,6 +188,31 @@ func (s *State) Open(api http.Handler) (bool, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return false, err
 	}
+	lock, err := lockDir(cfg.Dir)
+	if err != nil {
+		return false, err
+	}
+	s.lock = lock
+	restored, err := s.open()
+	if err != nil {
+		s.unlock()
+		return false, err
+	}
+	go s.run()
+	return restored, nil
+}
+
+// unlock lets the directory's lock go.
+func (s *State) unlock() {
+	if s.lock != nil {
+		s.lock.Close()
+		s.lock = nil
+	}
+}
+
+// open is Open once the directory is locked, but for the snapshots' loop.
+func (s *State) open() (bool, error) {
+	cfg := s.cfg
 	snaps, journals, err := s.listing()
 	if err != nil {
 		return false, err
@@ -236,6 +262,7 @@ func (s *State) Open(api http.Handler) (bool, error) {
 		return false, err
 	}
 	if err := syncDir(cfg.Dir); err != nil {
+		s.journal.Close()
 		return false, err
 	}
 	// What the replay made is kept as it came out at once: a change
@@ -251,9 +278,12 @@ func (s *State) Open(api http.Handler) (bool, error) {
 			s.log.Warn("no snapshot after the replay", "err", err)
 		}
 	}
-	go s.run()
 	return restored, nil
 }
+
+// lockName is the file of the state directory that a server holds a lock
+// on while it uses the directory (see lockDir).
+const lockName = "lock"
 
 func (s *State) journalPath(g int) string {
 	return filepath.Join(s.cfg.Dir, fmt.Sprintf("journal-%09d", g))
@@ -921,5 +951,6 @@ func (s *State) close() error {
 	if cerr := j.Close(); err == nil {
 		err = cerr
 	}
+	s.unlock()
 	return err
 }

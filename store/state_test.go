@@ -49,7 +49,7 @@ func open(t testing.TB, dir string) (*server, bool) {
 	}
 	t.Cleanup(b.Close)
 	api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
-	st, restored, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, Location: time.UTC, SnapshotEvery: time.Hour})
+	st, restored, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, Location: time.UTC, SnapshotEvery: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,7 +251,7 @@ func TestStateDamage(t *testing.T) {
 	home := sim.MustNew(sim.Config{})
 	engine := mediation.NewEngine(mediation.Config{})
 	defer engine.Close()
-	_, _, err := store.Open(store.Config{Dir: bad, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})})
+	_, _, err := openState(store.Config{Dir: bad, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})})
 	if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), filepath.Base(last)) {
 		t.Errorf("Open of a damaged journal = %v, want ErrCorrupt naming it", err)
 	}
@@ -430,7 +430,7 @@ func TestStateJournalsWhole(t *testing.T) {
 			home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
 			engine := mediation.NewEngine(mediation.Config{})
 			defer engine.Close()
-			st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+			st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
 			if tt.zones == nil {
 				if !errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), tt.names) {
 					t.Fatalf("Open = %v, want ErrCorrupt naming %s", err, tt.names)
@@ -519,7 +519,7 @@ func TestStateScriptOnAFullDisk(t *testing.T) {
 		engine := mediation.NewEngine(mediation.Config{})
 		t.Cleanup(func() { engine.Close() })
 		api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine, Scripts: files})
-		st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, Location: time.UTC, SnapshotEvery: time.Hour})
+		st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, Location: time.UTC, SnapshotEvery: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -566,7 +566,7 @@ func reopenAs(t *testing.T, dir string, physics sim.Physics) error {
 	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: physics})
 	engine := mediation.NewEngine(mediation.Config{})
 	defer engine.Close()
-	st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+	st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
 	if err == nil {
 		st.Close()
 	}
@@ -875,7 +875,7 @@ func TestStatePhysicsModel(t *testing.T) {
 		engine := mediation.NewEngine(mediation.Config{})
 		defer engine.Close()
 		api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
-		st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, SnapshotEvery: time.Hour})
+		st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, SnapshotEvery: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -920,7 +920,7 @@ func TestStateKeepsWhatOwnKindsDerived(t *testing.T) {
 		}
 		engine := mediation.NewEngine(mediation.Config{})
 		t.Cleanup(func() { engine.Close() })
-		st, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+		st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -1003,4 +1003,58 @@ func TestStateClosedTwiceAtOnce(t *testing.T) {
 	if err := s.st.Close(); err != nil {
 		t.Errorf("a third Close = %v", err)
 	}
+}
+
+// live holds the State open on each directory (by openState), which the
+// next openState of the directory kills, as a restart after kill -9
+// follows a process that is gone: it writes no more, and its lock is let
+// go.
+var live sync.Map
+
+// openState is store.Open after the State open on cfg.Dir, if any, is
+// killed.
+func openState(cfg store.Config) (*store.State, bool, error) {
+	if old, ok := live.LoadAndDelete(cfg.Dir); ok {
+		old.(*store.State).Kill()
+	}
+	st, restored, err := store.Open(cfg)
+	if err == nil {
+		live.Store(cfg.Dir, st)
+	}
+	return st, restored, err
+}
+
+// TestStateOneServerAtATime: a second server on a state directory in use
+// is refused, and leaves it as it was; it would otherwise remove, at its
+// first snapshot, the journal the first one appends to, and the changes
+// the first one acknowledged after that would be lost.
+func TestStateOneServerAtATime(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", `{"zoneId":"a","leftX":0,"topY":0,"rightX":10,"bottomY":10}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	files := func() []string {
+		names, _ := filepath.Glob(filepath.Join(dir, "*"))
+		return names
+	}
+	before := files()
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	_, _, err := store.Open(store.Config{Dir: dir, Home: home, Engine: engine, Handler: httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine}), SnapshotEvery: time.Hour})
+	if err == nil || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("a second server on a directory in use: %v", err)
+	}
+	if d := cmp.Diff(before, files()); d != "" {
+		t.Errorf("the refused server changed the directory (-before +after):\n%s", d)
+	}
+	if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", `{"zoneId":"b","leftX":0,"topY":0,"rightX":10,"bottomY":10}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	want := ignoreDerived(view(t, s))
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	openSame(t, dir, want, "once the first server closed").st.Close()
 }

@@ -228,6 +228,11 @@ func (s *State) open() (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		if m.Format > metaFormat {
+			// What it holds beside what this version reads would be
+			// dropped, and its journals may say what this one cannot.
+			return false, fmt.Errorf("%s: the state directory was written by a newer version of pervasim (format %d; this one reads formats up to %d)", filepath.Join(s.snapshotPath(base), "meta.json"), m.Format, metaFormat)
+		}
 		strict = m.Format >= metaFormat
 	}
 	js, voids, err := s.checkJournals(base, journals, strict)

@@ -1058,3 +1058,26 @@ func TestStateOneServerAtATime(t *testing.T) {
 	}
 	openSame(t, dir, want, "once the first server closed").st.Close()
 }
+
+// TestStateNewerFormat: a state directory written by a newer version (a
+// snapshot of a later format) is refused, rather than loaded with what
+// this version does not know of it silently dropped.
+func TestStateNewerFormat(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	apply(t, s)
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	snaps, _ := filepath.Glob(filepath.Join(dir, "snapshot-*"))
+	metaPath := filepath.Join(snaps[len(snaps)-1], "meta.json")
+	var m map[string]any
+	data, _ := os.ReadFile(metaPath)
+	json.Unmarshal(data, &m)
+	m["format"] = 99
+	data, _ = json.Marshal(m)
+	os.WriteFile(metaPath, data, 0o644)
+	if err := reopen(t, dir); err == nil || !strings.Contains(err.Error(), "newer version") || !strings.Contains(err.Error(), metaPath) {
+		t.Errorf("a state of a newer format = %v, want an error naming %s", err, metaPath)
+	}
+}

@@ -263,13 +263,17 @@ func (s *State) open() (bool, error) {
 	if n := len(js); n > 0 && !js[n-1].header && js[n-1].changes == 0 {
 		s.gen = last
 	}
-	if s.journal, err = s.newJournal(s.gen); err != nil {
+	j, err := s.newJournal(s.gen)
+	if err != nil {
 		return false, err
 	}
 	if err := syncDir(cfg.Dir); err != nil {
-		s.journal.Close()
+		j.Close()
 		return false, err
 	}
+	s.mu.Lock()
+	s.journal = j // from now on, Wrap takes changes
+	s.mu.Unlock()
 	// What the replay made is kept as it came out at once: a change
 	// journaled whose follow-up (the identities of the components it made,
 	// the clock it left) a crash cut off is replayed the same way at every
@@ -660,6 +664,15 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			return
 		}
 		s.mu.Lock()
+		if s.journal == nil {
+			// Not open yet: the state is being restored (a device update
+			// over NATS may come meanwhile), and a change now would be
+			// neither journaled nor ordered after what is replayed.
+			s.mu.Unlock()
+			w.Header().Set("Retry-After", "1")
+			writeJSONError(w, http.StatusServiceUnavailable, "busy", "the server is starting: its state is being restored")
+			return
+		}
 		t := s.ticket
 		s.ticket++
 		g := s.gen

@@ -1081,3 +1081,37 @@ func TestStateNewerFormat(t *testing.T) {
 		t.Errorf("a state of a newer format = %v, want an error naming %s", err, metaPath)
 	}
 }
+
+// TestStateChangeBeforeOpen: a change that comes through Wrap before Open
+// has restored the state (a device update over NATS while the server
+// starts) is refused as busy; it panicked on the journal not made yet.
+func TestStateChangeBeforeOpen(t *testing.T) {
+	dir := t.TempDir()
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
+	st := store.New(store.Config{Dir: dir, Home: home, Engine: engine, Location: time.UTC, SnapshotEvery: time.Hour})
+	h := st.Wrap(api)
+	zone := func(id string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest("POST", "/platform/zones/zone", strings.NewReader(`{"zoneId":"`+id+`","leftX":0,"topY":0,"rightX":1,"bottomY":1}`))
+		req.Host = "localhost"
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	if rec := zone("early"); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("a change before Open = %d %s, want 503 with Retry-After", rec.Code, rec.Body)
+	}
+	if _, err := st.Open(api); err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if rec := zone("late"); rec.Code != 200 {
+		t.Fatalf("a change after Open = %d %s", rec.Code, rec.Body)
+	}
+	if _, err := home.Zone("early"); err == nil {
+		t.Error("the change refused before Open was made")
+	}
+}

@@ -280,18 +280,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	home, engine := parts.Home, parts.Engine
 	var st *store.State
 	var journal func(http.Handler) http.Handler
+	scriptsFlag := "-scripts"
 	if o.stateDir != "" {
 		st = store.New(store.Config{Dir: o.stateDir, Home: home, Engine: engine, Location: loc, Logger: cmp.Or(logger, slog.New(slog.NewTextHandler(stderr, nil)))})
 		journal = st.Wrap
 		if o.scriptsDir == "" {
 			o.scriptsDir = filepath.Join(o.stateDir, "scripts")
+			scriptsFlag = "-state" // what to blame when it cannot be made
 		}
 	}
 	var scripts httpapi.ScriptFiles
 	if o.scriptsDir != "" {
 		d, err := store.NewScriptDir(o.scriptsDir)
 		if err != nil {
-			return fmt.Errorf("-scripts: %w", err)
+			return fmt.Errorf("%s: %w", scriptsFlag, err)
 		}
 		scripts = d
 	}

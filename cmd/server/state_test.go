@@ -405,3 +405,17 @@ func TestStateEventIDsAcrossRestarts(t *testing.T) {
 		t.Errorf("Last-Event-ID %s of the last run: first event %s %s, want a reset", old, id, event)
 	}
 }
+
+// TestStateDirNotADirectory: a -state naming a file stops the start with
+// an error that blames -state (the scripts directory inside it, which is
+// made first, was blamed on -scripts, a flag the user never gave).
+func TestStateDirNotADirectory(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := run(t.Context(), []string{"-addr", "127.0.0.1:0", "-state", file, "-log", "off"}, io.Discard, io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "-state: ") || !strings.Contains(err.Error(), file) {
+		t.Errorf("-state naming a file = %v, want an error blaming -state and naming %s", err, file)
+	}
+}

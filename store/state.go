@@ -551,7 +551,13 @@ func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error 
 			}
 		case r.For == nil:
 			if !voids[recordID{j.g, seq}] {
-				s.apply(r)
+				if rec := s.apply(r); rec.Code == http.StatusServiceUnavailable || rec.Code == http.StatusInsufficientStorage {
+					// It was made (a change refused so is voided), unless a
+					// crash came before its answer: the server's bounds are
+					// lower now (-max-chains…), or the disk is full.
+					s.log.Warn("a change of the journal is refused at its replay, and lost if it had been acknowledged: start the server with the bounds it had, or free disk space",
+						"file", path, "record", seq, "method", r.Method, "path", r.Path, "status", rec.Code, "answer", strings.TrimSpace(rec.Body.String()))
+				}
 			}
 		case r.Void || r.For.Journal < first:
 			// Not replayed, or in the snapshot with what it left.
@@ -722,8 +728,10 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		// pause or a new factor would otherwise take effect at the instant
 		// of the replay), and that it was refused for want of disk (a
 		// script the scripts directory could not take: not made at replay
-		// either, when there may be room).
-		after := record{For: &recordID{Journal: g, Seq: seq}, Void: held.status == http.StatusInsufficientStorage}
+		// either, when there may be room) or for a bound reached (503: not
+		// made at replay either, should the server restart with higher
+		// bounds).
+		after := record{For: &recordID{Journal: g, Seq: seq}, Void: held.status == http.StatusInsufficientStorage || held.status == http.StatusServiceUnavailable}
 		if s.cfg.Engine.Made() != made {
 			after.Identities = s.cfg.Engine.Identities(made)
 		}

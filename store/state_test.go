@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -1174,4 +1176,65 @@ func TestStateUnderARootNamedHomes(t *testing.T) {
 	if _, err := home.Zone("kept"); err != nil {
 		t.Errorf("an acknowledged zone is lost: %v", err)
 	}
+}
+
+// TestStateBoundsAtReplay: a change refused for a bound reached (503) is
+// not made at replay when the server comes back with higher bounds; and
+// an acknowledged change that lower bounds refuse at replay is named in a
+// warning rather than dropped without a word.
+func TestStateBoundsAtReplay(t *testing.T) {
+	var logged strings.Builder
+	var logMu sync.Mutex
+	start := func(dir string, maxChains int) (*mediation.Engine, http.Handler) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		engine := mediation.NewEngine(mediation.Config{MaxChains: maxChains})
+		t.Cleanup(func() { engine.Close() })
+		api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
+		log := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logged}, nil))
+		st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, SnapshotEvery: time.Hour, Logger: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return engine, st.Wrap(api)
+	}
+	// made gives a directory whose journal holds c0 and c1, made, and c2,
+	// refused for -max-chains 2.
+	made := func() string {
+		dir := t.TempDir()
+		_, h := start(dir, 2)
+		for i, want := range []int{200, 200, 503} {
+			req := httptest.NewRequest("POST", fmt.Sprintf("/mediation/c%d", i), nil)
+			req.Host = "localhost"
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != want {
+				t.Fatalf("chain c%d = %d, want %d", i, rec.Code, want)
+			}
+		}
+		return dir
+	}
+	engine, _ := start(made(), 10) // after a kill -9, with a higher bound
+	if _, err := engine.Chain("c2"); err == nil {
+		t.Error("a chain refused as busy was made at replay")
+	}
+	engine, _ = start(made(), 1) // after a kill -9, with a lower bound
+	if _, err := engine.Chain("c1"); err == nil {
+		t.Fatal("c1 made beyond the bound")
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if !strings.Contains(logged.String(), "refused at its replay") || !strings.Contains(logged.String(), "/mediation/c1") {
+		t.Errorf("no warning naming the change the lower bound refused; log:\n%s", logged.String())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"bytes"
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,10 +45,6 @@ type Config struct {
 	// SnapshotEvery is the real time between snapshots; zero means
 	// DefaultSnapshotEvery.
 	SnapshotEvery time.Duration
-	// PlatformRoot and MediationRoot are the REST API's roots (see
-	// httpapi.Config); "" means the default ones. Wrap needs them to
-	// know which requests are changes to keep (see JournaledAt).
-	PlatformRoot, MediationRoot string
 	// Logger receives warnings (a torn journal tail dropped); nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -621,49 +616,28 @@ func (s *State) apply(r record) *httptest.ResponseRecorder {
 	return rec
 }
 
-// Journaled reports whether a request is a change the state keeps, under
-// the default roots: JournaledAt("platform", "mediation", r).
-func Journaled(r *http.Request) bool { return JournaledAt("", "", r) }
-
-// JournaledAt reports whether a request is a change the state keeps: any
+// Journaled reports whether a request is a change the state keeps: any
 // method but GET, HEAD and OPTIONS, except messages sent into chains
-// (<mediation root>/runtime/<chain>/components/<id>/data) and a script's
-// playing, pausing or stopping (<platform root>/scriptPlayer/script/<id>):
-// they are what runs, not what is; and the homes made under /homes (they
-// are not kept). The roots are the REST API's (one segment or more; ""
-// means "platform" and "mediation"), so that a root named "homes", or of
-// two segments, is kept like the default ones. Paths are matched segment
-// by segment, so that a zone, device, chain or component whose id is
-// "data" or "script" is kept like any other.
-func JournaledAt(platformRoot, mediationRoot string, r *http.Request) bool {
+// (<root>/runtime/<chain>/components/<id>/data) and a script's playing,
+// pausing or stopping (<root>/scriptPlayer/script/<id>): they are what
+// runs, not what is; and the homes made under /homes (they are not kept).
+// Paths are matched segment by segment, so that a zone, device, chain or
+// component whose id is "data" or "script" is kept like any other.
+func Journaled(r *http.Request) bool {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 		return false
 	}
-	path := strings.TrimPrefix(r.URL.Path, "/")
-	p := cmp.Or(strings.Trim(platformRoot, "/"), "platform")
-	m := cmp.Or(strings.Trim(mediationRoot, "/"), "mediation")
-	roots := []struct {
-		root    string
-		running func(seg []string) bool
-	}{
-		{m, func(seg []string) bool {
-			return len(seg) == 5 && seg[0] == "runtime" && seg[2] == "components" && seg[4] == "data"
-		}},
-		{p, func(seg []string) bool { return len(seg) == 3 && seg[0] == "scriptPlayer" && seg[1] == "script" }},
+	seg := strings.Split(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	switch {
+	case seg[0] == "homes":
+		return false
+	case len(seg) == 6 && seg[1] == "runtime" && seg[3] == "components" && seg[5] == "data":
+		return false
+	case len(seg) == 4 && seg[1] == "scriptPlayer" && seg[2] == "script":
+		return false
 	}
-	if len(p) > len(m) { // the longer first, should one hold the other
-		roots[0], roots[1] = roots[1], roots[0]
-	}
-	for _, rt := range roots {
-		if rest, ok := strings.CutPrefix(path, rt.root+"/"); ok {
-			return !rt.running(strings.Split(rest, "/"))
-		}
-		if path == rt.root {
-			return true
-		}
-	}
-	return strings.Split(path, "/")[0] != "homes"
+	return true
 }
 
 // MaxChange bounds the body of a change the journal takes.
@@ -678,7 +652,7 @@ const MaxChange = 8 << 20
 // replayed at start and refused again, the same way.
 func (s *State) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !JournaledAt(s.cfg.PlatformRoot, s.cfg.MediationRoot, r) {
+		if !Journaled(r) {
 			h.ServeHTTP(w, r)
 			return
 		}

@@ -1118,66 +1118,6 @@ func TestStateChangeBeforeOpen(t *testing.T) {
 	}
 }
 
-// TestJournaledAt: the roots the REST API was given decide which requests
-// are changes: under a root named "homes" too (which Journaled took for
-// the homes of /homes, not kept), and under roots of two segments, where
-// a message into a chain or a script's playing is not a change.
-func TestJournaledAt(t *testing.T) {
-	for _, tt := range []struct {
-		p, m, method, path string
-		want               bool
-	}{
-		{"homes", "cilia", "POST", "/homes/zones/zone", true},
-		{"homes", "cilia", "PUT", "/homes/scriptPlayer/script/day.bhv", false},
-		{"icasa", "homes", "POST", "/homes/c/adapter/rest-in/in", true},
-		{"icasa", "homes", "POST", "/homes/runtime/c/components/in/data", false},
-		{"icasa", "cilia", "POST", "/homes/lab", false},
-		{"icasa", "cilia", "POST", "/homes/lab/icasa/zones/zone", false},
-		{"/a/b/", "x/y", "PUT", "/a/b/scriptPlayer/script/day.bhv", false},
-		{"a/b", "x/y", "POST", "/a/b/scriptPlayer/script", true},
-		{"a/b", "x/y", "POST", "/x/y/runtime/c/components/in/data", false},
-		{"a/b", "x/y", "POST", "/x/y/c", true},
-		{"a", "a/m", "POST", "/a/m/runtime/c/components/in/data", false},
-		{"", "", "PUT", "/platform/scriptPlayer/script/day.bhv", false},
-		{"", "", "POST", "/mediation/runtime/c/components/in/data", false},
-	} {
-		if got := store.JournaledAt(tt.p, tt.m, httptest.NewRequest(tt.method, tt.path, nil)); got != tt.want {
-			t.Errorf("JournaledAt(%q, %q, %s %s) = %v, want %v", tt.p, tt.m, tt.method, tt.path, got, tt.want)
-		}
-	}
-}
-
-// TestStateUnderARootNamedHomes: a server whose simulation is served under
-// -platform-root homes keeps its changes; they were taken for those of
-// the homes of /homes, acknowledged and never journaled.
-func TestStateUnderARootNamedHomes(t *testing.T) {
-	dir := t.TempDir()
-	start := func() (*sim.Home, http.Handler) {
-		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-		engine := mediation.NewEngine(mediation.Config{})
-		t.Cleanup(func() { engine.Close() })
-		api := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine, PlatformRoot: "homes"})
-		st, _, err := openState(store.Config{Dir: dir, Home: home, Engine: engine, Handler: api, SnapshotEvery: time.Hour, PlatformRoot: "homes"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return home, st.Wrap(api)
-	}
-	_, h := start()
-	req := httptest.NewRequest("POST", "/homes/zones/zone", strings.NewReader(`{"zoneId":"kept","leftX":0,"topY":0,"rightX":1,"bottomY":1}`))
-	req.Host = "localhost"
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	if rec.Code != 200 {
-		t.Fatalf("create = %d %s", rec.Code, rec.Body)
-	}
-	home, _ := start() // after a kill -9
-	if _, err := home.Zone("kept"); err != nil {
-		t.Errorf("an acknowledged zone is lost: %v", err)
-	}
-}
-
 // TestStateBoundsAtReplay: a change refused for a bound reached (503) is
 // not made at replay when the server comes back with higher bounds; and
 // an acknowledged change that lower bounds refuse at replay is named in a

@@ -282,7 +282,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var journal func(http.Handler) http.Handler
 	scriptsFlag := "-scripts"
 	if o.stateDir != "" {
-		st = store.New(store.Config{Dir: o.stateDir, Home: home, Engine: engine, Location: loc, PlatformRoot: o.platformRoot, MediationRoot: o.mediationRoot, Logger: cmp.Or(logger, slog.New(slog.NewTextHandler(stderr, nil)))})
+		st = store.New(store.Config{Dir: o.stateDir, Home: home, Engine: engine, Location: loc, Logger: cmp.Or(logger, slog.New(slog.NewTextHandler(stderr, nil)))})
 		journal = st.Wrap
 		if o.scriptsDir == "" {
 			o.scriptsDir = filepath.Join(o.stateDir, "scripts")

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
@@ -28,10 +30,10 @@ type Config struct {
 	// engine a registry of its own.
 	Engine *mediation.Engine
 	// PlatformRoot is the first path segment of the simulation service.
-	// Empty means "platform".
+	// Empty means "platform". See CheckRoots.
 	PlatformRoot string
 	// MediationRoot is the first path segment of the mediation service.
-	// Empty means "mediation".
+	// Empty means "mediation". See CheckRoots.
 	MediationRoot string
 	// AllowOrigins lists the origins (scheme://host[:port]) whose pages may
 	// use the server from a browser, beside the loopback origins and the
@@ -165,11 +167,44 @@ func (h *Handler) Close() { h.srv.events.close() }
 // EventStreams returns the number of event streams open now.
 func (h *Handler) EventStreams() int { return int(h.srv.shared.streams.Load()) }
 
+// reservedRoots are the first path segments of the server's own routes:
+// a service root among them would shadow them, or they it.
+var reservedRoots = []string{"homes", "simulator", "healthz", "events", "openapi.json"}
+
+// CheckRoots reports whether platform and mediation can be a Config's
+// PlatformRoot and MediationRoot: "" (the default) or one path segment
+// (slashes around it are dropped) of letters, digits and "-._~", not "."
+// or "..", not the first segment of one of the server's own routes (homes,
+// simulator, healthz, events, openapi.json), and not the same for both.
+func CheckRoots(platform, mediation string) error {
+	platform = cmp.Or(strings.Trim(platform, "/"), "platform")
+	mediation = cmp.Or(strings.Trim(mediation, "/"), "mediation")
+	for _, r := range []struct{ name, root string }{{"platform", platform}, {"mediation", mediation}} {
+		bad := r.root == "." || r.root == ".." || strings.ContainsFunc(r.root, func(c rune) bool {
+			return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.ContainsRune("-._~", c))
+		})
+		if bad {
+			return errkind.Errorf(errkind.Invalid, "%s root %q: want one path segment of letters, digits and -._~", r.name, r.root)
+		}
+		if slices.Contains(reservedRoots, r.root) {
+			return errkind.Errorf(errkind.Invalid, "%s root %q: the server's own routes start with %s", r.name, r.root, strings.Join(reservedRoots, ", "))
+		}
+	}
+	if platform == mediation {
+		return errkind.Errorf(errkind.Invalid, "the platform and mediation roots are both %q: they must differ", platform)
+	}
+	return nil
+}
+
 // NewHandler returns the HTTP handler of both services, as the REST contract
-// describes them. It panics if cfg.Home is nil.
+// describes them. It panics if cfg.Home is nil, or if its roots are not
+// valid (see CheckRoots).
 func NewHandler(cfg Config) *Handler {
 	if cfg.Home == nil {
 		panic("httpapi: NewHandler with a nil Config.Home")
+	}
+	if err := CheckRoots(cfg.PlatformRoot, cfg.MediationRoot); err != nil {
+		panic("httpapi: NewHandler: " + err.Error())
 	}
 	if cfg.PlatformRoot == "" {
 		cfg.PlatformRoot = "platform"

@@ -116,8 +116,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-	if o.platformRoot == o.mediationRoot {
-		return o, fmt.Errorf("-platform-root and -mediation-root must differ")
+	if err := httpapi.CheckRoots(o.platformRoot, o.mediationRoot); err != nil {
+		return o, fmt.Errorf("-platform-root, -mediation-root: %w", err)
 	}
 	for name, v := range map[string]int{"-max-event-clients": o.maxEventClients, "-scripts-quota": o.scriptsQuota,
 		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings, "-max-homes": o.maxHomes} {

@@ -158,6 +158,8 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-nope"},
 		{"-tz", "Mars/Olympus"},
 		{"-platform-root", "x", "-mediation-root", "x"},
+		{"-platform-root", "homes"}, // the homes' routes
+		{"-mediation-root", "a/b"},
 		{"extra"},
 		{"-addr", "256.0.0.1:99999"},
 	} {

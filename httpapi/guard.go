@@ -31,7 +31,8 @@ func (e *forbiddenError) Is(err error) bool { return err == errForbidden }
 //     access_token query parameter), except for GET /healthz, the house
 //     plan's own files (and / that leads there) and CORS preflights (OPTIONS
 //     with an Origin and Access-Control-Request-Method, which a browser
-//     sends without credentials).
+//     sends without credentials). Under a home of /homes, the same but its
+//     healthz, answered alike whether the home exists or not.
 //  3. Origin: a request that may change state (any method but GET, HEAD and
 //     OPTIONS) from a browser must come from an allowed origin: a loopback
 //     origin (http or https, localhost, 127.0.0.1 or [::1], any port), the
@@ -76,18 +77,27 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 	g.exempt = func(r *http.Request) bool {
 		p := r.URL.Path
 		if name, ok := underHome(p); ok && homes != nil {
-			// The home's own guard, with the same token, decides; a home
-			// that does not exist needs the token here, so that its name
-			// cannot be probed without it.
-			_, err := homes.lookup(name)
-			return err == nil
+			// What passes without the token answers alike whether the
+			// home exists or not (see homeRoutes), so that names cannot be
+			// probed: the house plan's files, / that leads there, and
+			// preflights. A home's healthz needs the token.
+			hp := "/homes/" + name
+			return preflight(r) ||
+				(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
+					(p == hp+"/" || p == hp+"/simulator" || strings.HasPrefix(p, hp+"/simulator/"))
 		}
 		return preflight(r) ||
 			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
 				(p == pre+"/healthz" || p == pre+"/" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/"))
 	}
 	events := map[string]bool{pre + "/events": true, platformRoot + "/events": true}
-	g.tokenArg = func(r *http.Request) bool { return r.Method == http.MethodGet && events[r.URL.Path] }
+	g.tokenArg = func(r *http.Request) bool {
+		p := r.URL.Path
+		if name, ok := underHome(p); ok && homes != nil {
+			p = pre + strings.TrimPrefix(p, "/homes/"+name) // a home's paths are the server's own under it
+		}
+		return r.Method == http.MethodGet && events[p]
+	}
 	return g
 }
 

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -333,7 +334,25 @@ func (s *server) homeRoutes(r router) {
 			respondEmpty(w, r, err) // as every DELETE
 		}),
 	})
+	// A home's house plan, the address that leads there and preflights
+	// are what a client without the token gets (see newGuard): they answer
+	// alike for every name, whether its home exists or not, so that names
+	// cannot be probed. The page's own requests need the token.
+	plan := s.handleSimulator("", "/"+trimRoot(s.cfg.PlatformRoot, "platform"))
+	homePlan := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.StripPrefix("/homes/"+routeVar(r, "home"), plan).ServeHTTP(w, r)
+	})
+	r.Handle("/homes/{home}/", methods{"GET": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/homes/"+url.PathEscape(routeVar(r, "home"))+"/simulator", http.StatusFound)
+	})})
+	r.Handle("/homes/{home}/simulator", methods{"GET": homePlan})
+	r.PathPrefix("/homes/{home}/simulator/").Handler(methods{"GET": homePlan})
 	r.PathPrefix("/homes/{home}/").Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if preflight(r) {
+			w.Header()["Allow"] = corsMethods
+			w.WriteHeader(http.StatusOK)
+			return
+		}
 		e, err := s.homes.lookup(routeVar(r, "home"))
 		if err != nil {
 			writeError(w, r, err)

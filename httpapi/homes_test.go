@@ -298,19 +298,63 @@ func TestHomesUnderTheServersToken(t *testing.T) {
 		{"/simulator", 200},
 		{"/homes/lab/simulator", 200},
 		{"/homes/lab/simulator/app.js", 200},
-		{"/homes/lab/healthz", 200},
+		{"/homes/lab/healthz", 403},
 		{"/homes/lab/platform/zones/zones", 403},
 		{"/homes/lab/mediation/", 403},
 		{"/homes", 403},
 		{"/homes/lab", 403},
-		// A home that does not exist: 403, not 404, so that names cannot
-		// be probed without the token.
-		{"/homes/nowhere/healthz", 403},
-		{"/homes/nowhere/simulator", 403},
 	} {
 		if rec := serve(f.handler, "GET", c.path); rec.Code != c.want {
 			t.Errorf("GET %s without the token = %d, want %d", c.path, rec.Code, c.want)
 		}
+	}
+	// Without the token, a home that does not exist answers as one that
+	// does, so that names cannot be probed: its healthz, house plan and
+	// root were 403 for one, 200 or 302 for the other, and preflights too.
+	type answer struct {
+		Code    int
+		Headers http.Header
+		Body    string
+	}
+	answerOf := func(method, path string, h map[string]string) answer {
+		req := newRequest(method, path, nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		hdr := rec.Header().Clone()
+		hdr.Del("Date")
+		return answer{rec.Code, hdr, strings.ReplaceAll(rec.Body.String(), "nowhere", "lab")}
+	}
+	preflight := map[string]string{"Origin": "http://localhost:3000", "Access-Control-Request-Method": "PUT"}
+	for _, c := range []struct {
+		method, path string
+		headers      map[string]string
+	}{
+		{"GET", "/healthz", nil},
+		{"GET", "/", nil},
+		{"GET", "/simulator", nil},
+		{"HEAD", "/simulator/", nil},
+		{"GET", "/simulator/app.js", nil},
+		{"GET", "/simulator/nope.js", nil},
+		{"GET", "/platform/zones/zones", nil},
+		{"POST", "/platform/zones/zone", nil},
+		{"GET", "/platform/events", nil},
+		{"OPTIONS", "/platform/zones/zones", preflight},
+		{"OPTIONS", "/platform/nope", preflight},
+		{"OPTIONS", "/platform/zones/zones", nil},
+	} {
+		lab, nowhere := answerOf(c.method, "/homes/lab"+c.path, c.headers), answerOf(c.method, "/homes/nowhere"+c.path, c.headers)
+		if nowhere.Headers.Get("Location") != "" {
+			nowhere.Headers.Set("Location", strings.ReplaceAll(nowhere.Headers.Get("Location"), "nowhere", "lab"))
+		}
+		if diff := cmp.Diff(lab, nowhere); diff != "" {
+			t.Errorf("%s %s without the token: a home that does not exist answers otherwise (-lab +nowhere):\n%s", c.method, c.path, diff)
+		}
+	}
+	if rec := with("GET", "/homes/lab/healthz"); rec.Code != 200 {
+		t.Errorf("GET a home's healthz with the token = %d, want 200", rec.Code)
 	}
 	if rec := with("GET", "/homes/lab/platform/zones/zones"); rec.Code != 200 {
 		t.Errorf("GET a home's zones with the token = %d", rec.Code)

@@ -193,6 +193,24 @@ func TestRunUntilFarAway(t *testing.T) {
 	}
 }
 
+// TestRunUntilBeyondMillis: RunUntil takes an instant past what int64
+// milliseconds hold (t.UnixMilli overflows) as past the end of simulated
+// time, not as before now.
+func TestRunUntilBeyondMillis(t *testing.T) {
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Paused: true})
+	for _, to := range []time.Time{time.Unix(1<<62, 0), time.Unix(math.MaxInt64/1000+1, 0)} {
+		if err := h.RunUntil(to); err != nil {
+			t.Fatalf("RunUntil(%v) = %v", to, err)
+		}
+		if !h.Now().Equal(h.End()) {
+			t.Errorf("after RunUntil(%v), Now() = %v, want the end %v", to, h.Now(), h.End())
+		}
+	}
+	if err := h.RunUntil(time.Unix(-1<<62, 0)); err == nil {
+		t.Error("RunUntil(the far past) = nil, want an error")
+	}
+}
+
 // TestTimeSpan: TimeSpan gives timeBounds as times in loc, UTC for nil.
 func TestTimeSpan(t *testing.T) {
 	for _, loc := range []*time.Location{nil, time.UTC, time.FixedZone("east", 14*3600), time.FixedZone("west", -12*3600)} {

@@ -354,12 +354,17 @@ func (h *Home) Advance(d time.Duration) error {
 // far t is (up to [Home.End]). A time before the current simulated time is
 // an error of kind [ErrInvalid].
 func (h *Home) RunUntil(t time.Time) error {
-	at := t.UnixMilli()
 	return h.runTo(func(now int64) (int64, error) {
-		if at < now {
+		// Compared as times, not as milliseconds: t.UnixMilli overflows
+		// for a time some 292 million years away, which would read as
+		// before now.
+		if t.Before(time.UnixMilli(now)) {
 			return 0, invalidf("cannot run until %v: it is before the current simulated time", t)
 		}
-		return at, nil
+		if end := time.UnixMilli(h.clock.end); t.After(end) {
+			return h.clock.end, nil
+		}
+		return t.UnixMilli(), nil
 	})
 }
 

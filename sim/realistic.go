@@ -371,7 +371,11 @@ func (h *Home) stepLocked(at int64) {
 	shapes := sc.shapes
 	temps := grown(&sc.temps, n)
 	for i, z := range zs {
-		temps[i] = h.ensureTemperatureLocked(z)
+		// A Temperature set outside the model's bounds (below absolute
+		// zero, say) starts the step from the nearest bound: the opening
+		// and mixing flows take its square root, and a NaN would leave the
+		// zone where it was for good.
+		temps[i] = min(max(h.ensureTemperatureLocked(z), MinRealisticTemperature), MaxRealisticTemperature)
 	}
 	g := grown(&sc.g, n)   // total conductance, W/K
 	gt := grown(&sc.gt, n) // Σ conductance × temperature on the other side, W
@@ -437,10 +441,9 @@ func (h *Home) stepLocked(at int64) {
 		}
 		var t float64
 		if g[i] <= 0 {
-			// No conductance (a nested zone): the power alone.
-			if gt[i] == 0 {
-				continue
-			}
+			// No conductance (a nested zone): the power alone. With none,
+			// the zone stays (setVariableLocked then does nothing), but
+			// for a Temperature brought within the bounds above.
 			t = temps[i] + gt[i]*dt/shapes[i].capacity
 		} else {
 			eq := gt[i] / g[i]

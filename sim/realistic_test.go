@@ -354,6 +354,27 @@ func TestRealisticAbsurdVolumeStaysANumber(t *testing.T) {
 	}
 }
 
+// TestRealisticTemperatureOutsideBoundsRecovers: a zone whose Temperature
+// is set outside the realistic model's bounds (below absolute zero, or so
+// high that g·H·ΔT overflows) comes back within them at the next step, with
+// an open window and a zone nested in it: their flows take square roots of
+// the temperatures, and a NaN used to leave both zones where they were for
+// good.
+func TestRealisticTemperatureOutsideBoundsRecovers(t *testing.T) {
+	for _, temp := range []float64{-300, -math.MaxFloat64, 1e308} {
+		h := realisticHome(t, midnight, nil)
+		mustZone(t, h, sim.ZoneSpec{ID: "room", RightX: 300, BottomY: 200, Variables: map[string]float64{sim.VarTemperature: temp}})
+		mustZone(t, h, sim.ZoneSpec{ID: "corner", LeftX: 10, TopY: 10, RightX: 60, BottomY: 60, Variables: map[string]float64{sim.VarTemperature: temp}})
+		mustDevice(t, h, placed("w", "DoorWindowSensor", 200, 100, map[string]any{sim.PropDoorWindowOpening: true}))
+		mustAdvance(t, h, time.Minute)
+		for _, z := range h.Zones() {
+			if v := z.Variables[sim.VarTemperature]; !(v >= sim.MinRealisticTemperature && v <= sim.MaxRealisticTemperature) {
+				t.Errorf("set to %v, zone %s: Temperature %v after a step, want within [%v, %v]", temp, z.ID, v, sim.MinRealisticTemperature, sim.MaxRealisticTemperature)
+			}
+		}
+	}
+}
+
 // TestWindowShareBounds: a realistic home refuses a zone's WindowShare
 // outside [0, 1], changing nothing (a share of 7 lit a room brighter than
 // the outdoors); a contract home, where it means nothing, takes any number.

@@ -197,11 +197,15 @@ func (h *Home) wallsLocked() *walls {
 			if parents[i] >= 0 || parents[j] >= 0 {
 				continue
 			}
+			// Side by side, else one above the other: a zone at most gap
+			// wide has its left and right sides both near a zone above or
+			// below it, where the sides overlap by nothing, and must still
+			// share the wall along its top or bottom.
 			n := 0
-			switch {
-			case abs(a.RightX-b.LeftX) <= gap || abs(b.RightX-a.LeftX) <= gap:
+			if abs(a.RightX-b.LeftX) <= gap || abs(b.RightX-a.LeftX) <= gap {
 				n = overlap(a.TopY, a.BottomY, b.TopY, b.BottomY)
-			case abs(a.BottomY-b.TopY) <= gap || abs(b.BottomY-a.TopY) <= gap:
+			}
+			if n <= 0 && (abs(a.BottomY-b.TopY) <= gap || abs(b.BottomY-a.TopY) <= gap) {
 				n = overlap(a.LeftX, a.RightX, b.LeftX, b.RightX)
 			}
 			if n > 0 {

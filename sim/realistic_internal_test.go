@@ -95,3 +95,34 @@ func TestStepShapesKept(t *testing.T) {
 		t.Fatalf("only %d of 2000 steps kept their shapes, %d their entries; %d decays checked", kept, keptEntries, decays)
 	}
 }
+
+// TestWallsOfNarrowZones: a zone no wider than WallContactGap shares the
+// wall along its top or bottom with the zone above or below it. Its left
+// and right sides are then both within the gap of the other zone's, and the
+// wall was looked for only there, where the sides overlap by nothing.
+func TestWallsOfNarrowZones(t *testing.T) {
+	cases := []struct {
+		name   string
+		a, b   ZoneSpec
+		length float64 // m
+	}{
+		{"narrow over narrow", ZoneSpec{ID: "a", RightX: 10, BottomY: 100}, ZoneSpec{ID: "b", TopY: 100, RightX: 10, BottomY: 200}, 10 * PlanUnitMeters},
+		{"narrow over wide", ZoneSpec{ID: "a", RightX: 20, BottomY: 100}, ZoneSpec{ID: "b", TopY: 100, RightX: 300, BottomY: 300}, 20 * PlanUnitMeters},
+		{"wide over wide", ZoneSpec{ID: "a", RightX: 300, BottomY: 100}, ZoneSpec{ID: "b", TopY: 100, RightX: 300, BottomY: 200}, 300 * PlanUnitMeters},
+		{"flat beside flat", ZoneSpec{ID: "a", RightX: 100, BottomY: 10}, ZoneSpec{ID: "b", LeftX: 100, RightX: 200, BottomY: 10}, 10 * PlanUnitMeters},
+	}
+	for _, c := range cases {
+		h := MustNew(Config{WallClock: clock.NewMock(), Physics: PhysicsRealistic})
+		for _, z := range []ZoneSpec{c.a, c.b} {
+			if _, err := h.CreateZone(z); err != nil {
+				t.Fatal(err)
+			}
+		}
+		h.mu.Lock()
+		contacts := h.wallsLocked().contacts
+		h.mu.Unlock()
+		if len(contacts) != 1 || math.Abs(contacts[0].length-c.length) > 1e-12 {
+			t.Errorf("%s: walls %+v, want one of %v m", c.name, contacts, c.length)
+		}
+	}
+}

@@ -161,7 +161,10 @@ type pendingEvent struct {
 // does are delivered after fn returns, never to a nested call, so observers
 // that act on the home cannot recurse into themselves. This is how code that
 // reacts to the simulation (a device adapter, an application under test)
-// stays deterministic under Advance. Call the returned stop to end the
+// stays deterministic under Advance. One goroutine delivers at a time: a
+// change made while another goroutine is delivering (its fn still running)
+// is delivered by that goroutine, after the events before it, and the
+// method that made it may return before fn has seen it. Call the returned stop to end the
 // observation; it is safe to call more than once. Called on another
 // goroutine than the one delivering, stop may return while an event already
 // on its way still reaches fn. A panic in fn (or t.Fatal) reaches the caller

@@ -337,7 +337,9 @@ func (h *Home) unlocked(f func()) {
 // same way every time. Advance works whether the clock is paused or not. A
 // negative d is an error of kind [ErrInvalid]. Simulated time ends at
 // [Home.End], with the year 9999: Advance stops there, as a running clock
-// does.
+// does. Simulated time counts whole milliseconds: d is truncated to them, so
+// that a thousand Advance(999 * time.Microsecond) move time by nothing and a
+// thousand Advance(1500 * time.Microsecond) by one second.
 //
 // Advance holds the home for the whole span, so that it is one change:
 // other callers (a reader, a clock setting, another Advance) wait until it

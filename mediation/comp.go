@@ -242,7 +242,7 @@ func (c *comp) addPending(hs []Held) {
 func (c *comp) takeHeldLocked() []Held {
 	var hs []Held
 	if d, ok := c.impl.(Drainer); ok {
-		hs = d.Drain()
+		hs = c.drain(d)
 	}
 	c.pendMu.Lock()
 	hs = append(hs, c.pending...)
@@ -252,9 +252,22 @@ func (c *comp) takeHeldLocked() []Held {
 	return hs
 }
 
-// closeImpl closes an implementation that is an io.Closer.
+// drain calls d.Drain; a panic counts as an error of c and hands nothing
+// over. It is recovered here, as the panics of the other calls of an
+// implementation are, because its callers hold c and the chain's topology
+// mid-change: a panic passing through them would leave c held and the
+// chain wedged for good.
+func (c *comp) drain(d Drainer) []Held {
+	defer c.recoverPanic(nil)
+	return d.Drain()
+}
+
+// closeImpl closes an implementation that is an io.Closer. A panic of Close
+// is ignored, as its error is: its callers hold the component (and close
+// the rest of the chain, or of the engine, after it).
 func closeImpl(impl any) {
 	if cl, ok := impl.(io.Closer); ok {
+		defer func() { _ = recover() }()
 		_ = cl.Close()
 	}
 }
@@ -295,7 +308,7 @@ func (c *comp) startTicker() {
 	p, ok := c.impl.(Periodic)
 	var d time.Duration
 	if ok {
-		d = p.Period()
+		d = c.period(p)
 	}
 	c.unlock()
 	if d <= 0 {
@@ -316,6 +329,13 @@ func (c *comp) startTicker() {
 			}
 		}
 	}()
+}
+
+// period returns p.Period(); a panic counts as an error of c and disables
+// the ticks (c is held: see drain).
+func (c *comp) period(p Periodic) (d time.Duration) {
+	defer c.recoverPanic(nil)
+	return p.Period()
 }
 
 // onTick runs one tick, with a budget of its own.

@@ -65,6 +65,7 @@ func (ch *Chain) Replace(from, to string) error {
 	// made ready (out routes, handed-over messages) before any binding
 	// targets it: a delivery that sees t as its target finds it complete.
 	f.lock()
+	held := f.takeHeldLocked() // before the topology changes: Drain may take its time
 	ch.topoBegin()
 	for _, b := range ch.bindings {
 		if b.from == f {
@@ -73,7 +74,7 @@ func (ch *Chain) Replace(from, to string) error {
 		}
 	}
 	ch.rebuildRoutes(t)
-	t.addPending(f.takeHeldLocked())
+	t.addPending(held)
 	for _, b := range ch.bindings {
 		if b.target.Load() == f {
 			b.target.Store(t)

@@ -171,7 +171,7 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 	_, checks := c.impl.(Checker)
 	if (c.g == nil || checks) && c.tryLock() {
 		c.seenInvalid = false
-		if k, ok := c.impl.(Checker); ok && !ch.released && k.Check() != nil { // a closed implementation is not asked
+		if k, ok := c.impl.(Checker); ok && !ch.released && checkFails(k) { // a closed implementation is not asked
 			c.seenInvalid = true
 		}
 		if c.g == nil {
@@ -195,6 +195,17 @@ func (ch *Chain) infoLocked(c *comp) ComponentInfo {
 		In: append([]string{}, c.in...), Out: append([]string{}, c.out...),
 		Counters: Counters{In: nIn, Out: nOut, Dropped: nDropped, Errors: nErrors, Queue: q},
 	}
+}
+
+// checkFails reports whether k.Check fails or panics; a panic is recovered
+// because the caller holds the component (see comp.drain).
+func checkFails(k Checker) (failed bool) {
+	defer func() {
+		if recover() != nil {
+			failed = true
+		}
+	}()
+	return k.Check() != nil
 }
 
 // RemoveComponent removes component id and all its bindings. kind, when

@@ -393,4 +393,17 @@ func TestEnvCountError(t *testing.T) {
 		t.Fatal(err)
 	}
 	count() // the component is gone: nothing to count, no panic
+	// Nor on a component given its id later.
+	old := count
+	if _, err := ch.AddAdapter("outside", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	old()
+	if info := mustComponent(t, ch, "a"); info.Counters.Errors != 0 {
+		t.Errorf("the new a counted %d errors of the removed one", info.Counters.Errors)
+	}
+	count() // the new one's counts
+	if info := mustComponent(t, ch, "a"); info.Counters.Errors != 1 {
+		t.Errorf("the new a counted %d errors, want 1", info.Counters.Errors)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // AddMediator creates a mediator of type typ (see AddComponent).
@@ -66,7 +67,8 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 	if len(ch.order) >= ch.eng.maxComponents {
 		return nil, errorf(ErrBusy, "chain %s has %d components, the most it may have (the engine's MaxComponents; the server's -max-components)", ch.id, len(ch.order))
 	}
-	impl, in, out, err := ch.build(t, id, props)
+	owner := new(atomic.Pointer[comp]) // set once c exists: see countError
+	impl, in, out, err := ch.build(t, id, props, owner)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +78,7 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 		c.g = newGate()
 	}
 	c.setImpl(impl)
+	owner.Store(c)
 	c.routes.Store(&[]route{})
 	next := maps.Clone(*ch.comps.Load())
 	next[id] = c
@@ -88,9 +91,11 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 }
 
 // build runs t's constructor on a copy of props and works out the ports.
-func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, out []string, err error) {
+// owner is, or will be, the component the implementation belongs to (see
+// countError).
+func (ch *Chain) build(t *Type, id string, props map[string]any, owner *atomic.Pointer[comp]) (impl any, in, out []string, err error) {
 	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output,
-		Restoring: ch.eng.restoring.Load() > 0, CountError: func() { ch.countError(id) }})
+		Restoring: ch.eng.restoring.Load() > 0, CountError: func() { ch.countError(owner) }})
 	if err != nil {
 		if !errors.Is(err, ErrInvalid) {
 			err = errorf(ErrInvalid, "%s %s: %v", t.Kind, t.Name, err)
@@ -115,11 +120,13 @@ func (ch *Chain) build(t *Type, id string, props map[string]any) (impl any, in, 
 	return impl, in, out, nil
 }
 
-// countError counts one error of component id, if the chain has it: the
-// component made with an Env's CountError, or one that took its place
-// under the same id (Replace, SetProperties), which keeps its counters.
-func (ch *Chain) countError(id string) {
-	if c, ok := (*ch.comps.Load())[id]; ok {
+// countError counts one error of the component in owner, the one made
+// with an Env's CountError (its implementation may have changed since,
+// UpdateProperties keeping the counters), while the chain still has it: once
+// it is removed, nothing is counted, not even on another component given its
+// id later.
+func (ch *Chain) countError(owner *atomic.Pointer[comp]) {
+	if c := owner.Load(); c != nil && (*ch.comps.Load())[c.id] == c {
 		c.addError(nil)
 	}
 }
@@ -317,7 +324,9 @@ func (ch *Chain) reconfigure(id string, props map[string]any, merge bool) (Compo
 	} else {
 		merged = withDefaults(c.typ, props)
 	}
-	impl, in, out, err := ch.build(c.typ, id, merged)
+	owner := new(atomic.Pointer[comp])
+	owner.Store(c)
+	impl, in, out, err := ch.build(c.typ, id, merged, owner)
 	if err != nil {
 		return ComponentInfo{}, err
 	}

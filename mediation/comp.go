@@ -262,6 +262,18 @@ func (c *comp) drain(d Drainer) []Held {
 	return d.Drain()
 }
 
+// retained calls r.Retained; a panic counts as an error of c and fails
+// with ErrInvalid, as one of Inject does for Send.
+func (c *comp) retained(r Retainer) (ms []Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.addError(nil)
+			err = errorf(ErrInvalid, "component %s (%s) failed to give its messages: panic: %v", c.id, c.typ.Name, p)
+		}
+	}()
+	return r.Retained(), nil
+}
+
 // closeImpl closes an implementation that is an io.Closer. A panic of Close
 // is ignored, as its error is: its callers hold the component (and close
 // the rest of the chain, or of the engine, after it).

@@ -182,3 +182,34 @@ func TestClosePanicEngineClose(t *testing.T) {
 		t.Errorf("%d goroutines left after Engine.Close, %d before", n, before)
 	}
 }
+
+// retainedPanics is a Retainer whose Retained panics.
+type retainedPanics struct{}
+
+func (retainedPanics) Process(string, mediation.Message, mediation.Emitter) error { return nil }
+func (retainedPanics) Retained() []mediation.Message                              { panic("retained") }
+
+// TestRetainedPanic: a Retained that panics makes Messages fail (invalid)
+// and counts an error, as a panic of Inject does for Send; the panic does
+// not reach the caller.
+func TestRetainedPanic(t *testing.T) {
+	r := mediation.NewRegistry()
+	register(t, r, mediation.Type{Name: "retainedpanic", Kind: mediation.KindMediator, In: []string{"in"},
+		New: func(map[string]any, mediation.Env) (any, error) { return retainedPanics{}, nil }})
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch := build(t, e, "c", med("retainedpanic", "x", nil), start)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				t.Errorf("Messages panicked: %v", p)
+			}
+		}()
+		if _, err := ch.Messages("x"); errKind(err) != "invalid" {
+			t.Errorf("Messages: %v, want invalid", err)
+		}
+	}()
+	if c := mustComponent(t, ch, "x").Counters; c.Errors != 1 {
+		t.Errorf("x counted %d errors, want 1", c.Errors)
+	}
+}

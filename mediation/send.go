@@ -397,7 +397,8 @@ func (ch *Chain) walkQueues(c *comp) []*binding {
 // Messages returns a copy of the messages retained by component id (which
 // must implement Retainer, as rest-out does), oldest first. It fails with
 // ErrNotFound for an unknown component and ErrInvalid for one that retains
-// nothing. It works whatever the chain's state.
+// nothing (or whose Retained panics, counted as an error). It works
+// whatever the chain's state.
 func (ch *Chain) Messages(id string) ([]Message, error) {
 	if ch.deleted.Load() {
 		return nil, ch.gone()
@@ -415,7 +416,10 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 		}
 		return nil, errorf(ErrInvalid, "component %s (%s) retains no messages", id, c.typ.Name)
 	}
-	ms := r.Retained()
+	ms, err := c.retained(r)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Message, len(ms))
 	for i, m := range ms {
 		out[i] = m.Clone()

@@ -12,8 +12,8 @@ import (
 	"github.com/pervasim/pervasim/mediation"
 )
 
-// auditStamp identifies one message: its sender and sequence number.
-type auditStamp struct{ src, seq int }
+// senderStamp identifies one message: its sender and sequence number.
+type senderStamp struct{ src, seq int }
 
 // probe is a stateful mediator that detects overlapping calls, per-sender
 // disorder and calls after its removal.
@@ -34,7 +34,7 @@ func (p *probe) Process(_ string, m mediation.Message, out mediation.Emitter) er
 	if p.dead.Load() {
 		p.afterDead.Add(1)
 	}
-	st := m.Content.(auditStamp)
+	st := m.Content.(senderStamp)
 	if l, ok := p.last[st.src]; ok && st.seq <= l {
 		p.disorder.Add(1)
 	}
@@ -61,10 +61,10 @@ func registerProbe(t testing.TB, r *mediation.Registry, ps *probeStats) {
 		}})
 }
 
-// TestAuditRemoveWhileSending: 16 senders; the stateful probe between the
+// TestRemoveWhileSending: 16 senders; the stateful probe between the
 // entry and the sink is removed and added again in a loop. No call of a
 // removed probe happens after RemoveComponent returned; no call overlaps.
-func TestAuditRemoveWhileSending(t *testing.T) {
+func TestRemoveWhileSending(t *testing.T) {
 	const senders = 16
 	s := newSink(-1)
 	r := testRegistry(t, s)
@@ -85,7 +85,7 @@ func TestAuditRemoveWhileSending(t *testing.T) {
 					return
 				default:
 				}
-				if err := ch.Send("src", mediation.Message{Content: auditStamp{i, seq}}); err != nil {
+				if err := ch.Send("src", mediation.Message{Content: senderStamp{i, seq}}); err != nil {
 					t.Errorf("send: %v", err)
 					return
 				}
@@ -124,12 +124,12 @@ func TestAuditRemoveWhileSending(t *testing.T) {
 	}
 }
 
-// TestAuditReconfigureWhileSending: 16 senders through a stateful probe,
+// TestReconfigureWhileSending: 16 senders through a stateful probe,
 // replaced by another probe, reconfigured, and its out binding's linker
 // changed (Unbind + Bind) in a loop. Each accepted message reaches the
 // sink at most once, in per-sender order; those that do not are counted as
 // dropped; no call overlaps.
-func TestAuditReconfigureWhileSending(t *testing.T) {
+func TestReconfigureWhileSending(t *testing.T) {
 	const senders = 16
 	s := newSink(-1)
 	r := testRegistry(t, s)
@@ -152,7 +152,7 @@ func TestAuditReconfigureWhileSending(t *testing.T) {
 					return
 				default:
 				}
-				err := ch.Send("src", mediation.Message{Content: auditStamp{i, seq}})
+				err := ch.Send("src", mediation.Message{Content: senderStamp{i, seq}})
 				if errors.Is(err, mediation.ErrConflict) { // stopped for a moment
 					runtime.Gosched()
 					continue
@@ -206,13 +206,13 @@ func TestAuditReconfigureWhileSending(t *testing.T) {
 		}
 	}
 	got := s.all()
-	seen := map[auditStamp]bool{}
+	seen := map[senderStamp]bool{}
 	last := make([]int, senders)
 	for i := range last {
 		last[i] = -1
 	}
 	for _, m := range got {
-		st := m.Content.(auditStamp)
+		st := m.Content.(senderStamp)
 		if seen[st] {
 			t.Fatalf("duplicate %v", st)
 		}
@@ -237,9 +237,9 @@ func TestAuditReconfigureWhileSending(t *testing.T) {
 	t.Logf("accepted %d delivered %d dropped %d", total.Load(), len(got), dropped)
 }
 
-// TestAuditCloseNoLeak: Engine.Close with ticking generators, pending
+// TestCloseNoLeak: Engine.Close with ticking generators, pending
 // queue messages and a stopped chain leaves no goroutine behind.
-func TestAuditCloseNoLeak(t *testing.T) {
+func TestCloseNoLeak(t *testing.T) {
 	before := runtime.NumGoroutine()
 	s := newSink(-1)
 	e := mediation.NewEngine(mediation.Config{Registry: testRegistry(t, s)})

@@ -325,3 +325,37 @@ func TestReplaceLosslessAggregator(t *testing.T) {
 		})
 	}
 }
+
+// TestMessagesHandedOverWhileStopped: the messages a rest-out keeps stay
+// visible across UpdateProperties and Replace in a stopped chain, which
+// processes them (retains them in the new implementation) only at its
+// next Start: Messages gave none until then.
+func TestMessagesHandedOverWhileStopped(t *testing.T) {
+	e := newTestEngine(t, newSink(-1))
+	ch := build(t, e, "c", adp("rest-in", "src", nil), adp("rest-out", "out", nil), adp("rest-out", "out2", nil),
+		bind("src:out", "out:in", ""), start)
+	for i := range 3 {
+		must(t, ch.Send("src", mediation.Message{Content: i}))
+	}
+	must(t, ch.Stop())
+	messages := func(id string) []any {
+		t.Helper()
+		ms, err := ch.Messages(id)
+		must(t, err)
+		return contents(ms)
+	}
+	want := []any{0, 1, 2}
+	_, err := ch.UpdateProperties("out", map[string]any{"capacity": 50})
+	must(t, err)
+	if diff := cmp.Diff(want, messages("out")); diff != "" {
+		t.Errorf("after UpdateProperties of a stopped chain (-want +got):\n%s", diff)
+	}
+	must(t, ch.Replace("out", "out2"))
+	if diff := cmp.Diff(want, messages("out2")); diff != "" {
+		t.Errorf("after Replace in a stopped chain (-want +got):\n%s", diff)
+	}
+	must(t, ch.Start())
+	if diff := cmp.Diff(want, messages("out2")); diff != "" {
+		t.Errorf("after Start (-want +got):\n%s", diff)
+	}
+}

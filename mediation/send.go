@@ -395,10 +395,12 @@ func (ch *Chain) walkQueues(c *comp) []*binding {
 }
 
 // Messages returns a copy of the messages retained by component id (which
-// must implement Retainer, as rest-out does), oldest first. It fails with
-// ErrNotFound for an unknown component and ErrInvalid for one that retains
-// nothing (or whose Retained panics, counted as an error). It works
-// whatever the chain's state.
+// must implement Retainer, as rest-out does), oldest first, then those
+// handed over to it (by Replace or UpdateProperties) that it has not
+// processed yet: a stopped chain processes them at its next Start. It
+// fails with ErrNotFound for an unknown component and ErrInvalid for one
+// that retains nothing (or whose Retained panics, counted as an error). It
+// works whatever the chain's state.
 func (ch *Chain) Messages(id string) ([]Message, error) {
 	if ch.deleted.Load() {
 		return nil, ch.gone()
@@ -420,9 +422,15 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Message, len(ms))
-	for i, m := range ms {
-		out[i] = m.Clone()
+	c.pendMu.Lock()
+	pending := c.pending
+	c.pendMu.Unlock()
+	out := make([]Message, 0, len(ms)+len(pending))
+	for _, m := range ms {
+		out = append(out, m.Clone())
+	}
+	for _, h := range pending {
+		out = append(out, h.Message.Clone())
 	}
 	return out, nil
 }

@@ -67,7 +67,8 @@ const (
 // out is valid only during the call, on the goroutine that made it. A
 // non-nil error is counted in the component's Errors counter; the message
 // is considered consumed. Implementations need not be safe for concurrent
-// use, except those of Stateless types.
+// use, except those of Stateless types. Process must return: Stop, Replace
+// and Engine.Close wait for the call under way.
 type Processor interface {
 	Process(in string, m Message, out Emitter) error
 }

@@ -61,7 +61,9 @@
 // for room are released (the chain no longer runs: ErrConflict). Each message entering a chain may
 // cause at most Config.MaxDeliveries deliveries, fan-outs and queues
 // included. The engine owns every goroutine it starts: Stop and
-// Engine.Close return only once they have stopped, and they always do.
+// Engine.Close return only once they have stopped, and they always do,
+// provided each call into a component (Process, Tick, Drain...) returns:
+// they wait for the call under way, and one that blocks for ever holds them.
 //
 // Component implementations must not call methods of their own chain, nor
 // block waiting for other goroutines that do: structural operations and

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/pervasim/pervasim/sim"
 )
 
 // BenchmarkDurableUpdate measures a device update through the journal: on
@@ -59,6 +61,30 @@ func BenchmarkDurableUpdate(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
 				b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
 				b.ReportMetric(float64(len(lat))/b.Elapsed().Seconds(), "updates/s")
+			}
+		})
+	}
+}
+
+// BenchmarkSnapshot measures a snapshot of a home of 1,000 and 10,000
+// devices: changes wait while it captures the state, and snapshots come
+// less often once one takes more than a tenth of SnapshotEvery.
+func BenchmarkSnapshot(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("devices=%d", n), func(b *testing.B) {
+			s, _ := open(b, b.TempDir())
+			defer s.st.Close()
+			for i := range n {
+				x, y := i%100*10, i/100*10
+				if _, err := s.home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprintf("d%d", i), Type: "iCasa.Heater", PositionX: &x, PositionY: &y}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.st.Snapshot(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

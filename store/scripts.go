@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/pervasim/pervasim/dscilia"
 	"github.com/pervasim/pervasim/httpapi"
@@ -20,13 +21,24 @@ type ScriptDir struct {
 	dir string
 }
 
-// NewScriptDir returns the scripts of dir, making it when missing.
+// NewScriptDir returns the scripts of dir, making it when missing. It
+// removes what uploads cut off by a crash left there (their temporary
+// files, after an hour: another server may share the directory).
 func NewScriptDir(dir string) (*ScriptDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	old, _ := filepath.Glob(filepath.Join(dir, uploadPrefix+"*"))
+	for _, f := range old {
+		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
+			os.Remove(f)
+		}
+	}
 	return &ScriptDir{dir: dir}, nil
 }
+
+// uploadPrefix starts the names of the temporary files of uploads.
+const uploadPrefix = ".upload-"
 
 // Dir returns the directory.
 func (d *ScriptDir) Dir() string { return d.dir }
@@ -66,7 +78,7 @@ func (d *ScriptDir) Write(name string, src []byte) (httpapi.ScriptFile, error) {
 	if err := checkName(name); err != nil {
 		return httpapi.ScriptFile{}, err
 	}
-	tmp, err := os.CreateTemp(d.dir, ".upload-*")
+	tmp, err := os.CreateTemp(d.dir, uploadPrefix+"*")
 	if err != nil {
 		return httpapi.ScriptFile{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -55,5 +56,37 @@ func TestLoadChains(t *testing.T) {
 				t.Errorf("chains after loading (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestScriptDirRemovesCutUploads: the temporary files of uploads a crash
+// cut off are removed at the next start once they are an hour old (a
+// fresh one may be another server's upload under way); they stayed for
+// ever.
+func TestScriptDirRemovesCutUploads(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, age time.Duration) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("zone"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".upload-123", 2*time.Hour)
+	write(".upload-456", time.Minute)
+	write("old.bhv", 2*time.Hour)
+	if _, err := store.NewScriptDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	var left []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if diff := cmp.Diff([]string{".upload-456", "old.bhv"}, left); diff != "" {
+		t.Errorf("files left (-want +got):\n%s", diff)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -20,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -516,6 +518,55 @@ func TestSimulatorWithoutToken(t *testing.T) {
 		})
 	}
 	b.checkNoErrors(t)
+}
+
+// TestSimulatorOfNoHome: the house plan of a home of /homes that does not
+// exist, or is deleted while the page is open, says so; it said "Loading
+// the home…" for ever.
+func TestSimulatorOfNoHome(t *testing.T) {
+	b := newBrowser(t)
+	homes := httpapi.NewHomes(func(string, httpapi.HomeSpec) (httpapi.HomeParts, error) {
+		engine := mediation.NewEngine(mediation.Config{})
+		return httpapi.HomeParts{Home: sim.MustNew(sim.Config{}), Engine: engine, Stop: func() { engine.Close() }}, nil
+	}, 0)
+	defer homes.Close()
+	srv, stop := serveConfig(t, httpapi.Config{Home: sim.MustNew(sim.Config{}), Homes: homes})
+	defer stop()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	says := func(what, conn string) {
+		t.Helper()
+		eventually(t, ctx, what, func() (bool, string) {
+			c, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("connection")))
+			if err != nil {
+				return false, err.Error()
+			}
+			plan, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("plan-empty")))
+			return err == nil && strings.Contains(c, conn) && strings.HasPrefix(plan, "There is no home here"), fmt.Sprintf("%q %q %v", c, plan, err)
+		})
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/homes/nowhere/simulator")); err != nil {
+		t.Fatal(err)
+	}
+	says("the page of a home that does not exist says so", "No such home")
+	do := func(method, path string) {
+		req, _ := http.NewRequest(method, srv.URL+path, nil)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("%s %s: %v %v", method, path, res, err)
+		}
+		res.Body.Close()
+	}
+	do("POST", "/homes/lab")
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL+"/homes/lab/simulator"), chromedp.WaitVisible(byTestID("plan-empty"))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the home's page is live", func() (bool, string) {
+		c, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("connection")))
+		return err == nil && strings.Contains(c, "Live"), fmt.Sprint(c, err)
+	})
+	do("DELETE", "/homes/lab")
+	says("the page of a home deleted says so", "No such home")
 }
 
 // TestSimulatorInheritedNames: a variable or property named like what every

@@ -1607,15 +1607,23 @@ function connect() {
 
 // explainClosed asks the server why the event stream es was refused (an
 // EventSource only says that it was) and, for a missing or wrong token, tells
-// the user how to open the page.
+// the user how to open the page; for a home that does not exist (a home of
+// /homes deleted, or a name mistyped), says so.
 async function explainClosed(es) {
   try {
     await api('GET', '/clocks/clock/default');
   } catch (err) {
-    if (ui.source !== es || err.status !== 403) return;
-    ui.problem = `${TOKEN ? 'The server refused this tab’s token' : 'This server needs a token'}: ` +
-      'open the address it printed at start, …/simulator#token=…';
-    setConnection('closed', TOKEN ? 'Token refused' : 'Needs a token');
+    if (ui.source !== es) return;
+    if (err.status === 403) {
+      ui.problem = `${TOKEN ? 'The server refused this tab’s token' : 'This server needs a token'}: ` +
+        'open the address it printed at start, …/simulator#token=…';
+      setConnection('closed', TOKEN ? 'Token refused' : 'Needs a token');
+    } else if (err.status === 404) {
+      ui.problem = 'There is no home here: it does not exist, or it was deleted (GET /homes lists the homes)';
+      setConnection('closed', 'No such home');
+    } else {
+      return;
+    }
     toast(ui.problem);
     scheduleRender();
   }

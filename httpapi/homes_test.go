@@ -356,6 +356,20 @@ func TestHomesUnderTheServersToken(t *testing.T) {
 	if rec := with("GET", "/homes/lab/healthz"); rec.Code != 200 {
 		t.Errorf("GET a home's healthz with the token = %d, want 200", rec.Code)
 	}
+	// The home's document says so: its healthz needs the token, its
+	// house plan does not.
+	var doc struct {
+		Paths map[string]map[string]struct{ Security []map[string][]string }
+	}
+	if err := json.Unmarshal(with("GET", "/homes/lab/openapi.json").Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for path, open := range map[string]bool{"/homes/lab/healthz": false, "/homes/lab/simulator": true} {
+		sec := doc.Paths[path]["get"].Security
+		if got := len(sec) == 1 && len(sec[0]) == 0; got != open {
+			t.Errorf("the home's document: GET %s needs no token = %v, want %v", path, got, open)
+		}
+	}
 	if rec := with("GET", "/homes/lab/platform/zones/zones"); rec.Code != 200 {
 		t.Errorf("GET a home's zones with the token = %d", rec.Code)
 	}

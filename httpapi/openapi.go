@@ -269,7 +269,9 @@ func openAPI(pre, p, m string, homes bool) []byte {
 	j := jsonBody
 
 	add(pre+"/", "GET", op{summary: "Leads to the house plan", status: http.StatusFound, errors: []int{}, open: true})
-	add(pre+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}, open: true})
+	// A home's healthz needs the token, so that the names of homes cannot
+	// be probed without it (see newGuard): only the server's own is open.
+	add(pre+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}, open: pre == ""})
 	add(p+"/healthz", "GET", op{summary: "Health check", ok: j(ref("Health")), errors: []int{}})
 	add(pre+"/openapi.json", "GET", op{summary: "This document", ok: j(obj{"type": "object"}), errors: []int{}})
 	add(pre+"/simulator", "GET", op{summary: "The house plan (HTML)", ok: obj{"text/html": obj{"schema": obj{"type": "string"}}}, errors: []int{404}, open: true})

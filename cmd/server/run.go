@@ -59,7 +59,7 @@ type options struct {
 	maxBindings     int
 	maxHomes        int
 
-	chainsDir    string
+	chains       string
 	stateDir     string
 	placeholders bool
 
@@ -93,7 +93,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
 	fs.IntVar(&o.maxHomes, "max-homes", httpapi.DefaultMaxHomes, "most homes created under /homes beside the server's own")
 	fs.StringVar(&o.stateDir, "state", "", "directory that keeps the home, its scripts and the chains across restarts (journal and snapshots); off by default")
-	fs.StringVar(&o.chainsDir, "chains", "", "DSCilia chain file, or directory of them (*.dscilia, loaded in name order), loaded at start")
+	fs.StringVar(&o.chains, "chains", "", "DSCilia chain file, or directory of them (*.dscilia, loaded in name order), loaded at start")
 	fs.BoolVar(&o.placeholders, "placeholders", false, "with -chains, stand in for the component types pervasim does not have with placeholders")
 	fs.StringVar(&o.natsAddr, "nats", "", "start an embedded NATS server (with JetStream) on this host:port: chains get nats-in, nats-out and the nats linker, and homes publish their events")
 	fs.StringVar(&o.natsStore, "nats-store", "", "directory of the embedded NATS server's JetStream streams (default: a temporary one)")
@@ -331,8 +331,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	if o.chainsDir != "" && !restored { // the state has them, as they were left (a chain deleted stays deleted)
-		if err := store.LoadChains(engine, o.chainsDir, o.placeholders); err != nil {
+	if o.chains != "" && !restored { // the state has them, as they were left (a chain deleted stays deleted)
+		if err := store.LoadChains(engine, o.chains, o.placeholders); err != nil {
 			return fmt.Errorf("-chains: %w", err)
 		}
 	}

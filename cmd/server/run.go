@@ -393,9 +393,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// would hold it to its deadline: past shutdownGrace, its reads and
 	// writes fail, so its handler ends (a body cut short changes nothing).
 	cutting := make(chan struct{})
-	go conns.cutAfter(shutdownGrace, cutting)
+	var cutter sync.WaitGroup
+	cutter.Go(func() { conns.cutAfter(shutdownGrace, cutting) })
 	err = srv.Shutdown(shutdownCtx)
 	close(cutting)
+	cutter.Wait()
 	if err != nil {
 		srv.Close() // the deadline passed: cut the connections still open
 		return fmt.Errorf("shutdown: %w", err)

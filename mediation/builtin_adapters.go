@@ -80,6 +80,28 @@ func (r *restOut) Retained() []Message {
 	return ms
 }
 
+// preview implements previewer: what Retained will give once hs, handed
+// over and not processed yet, are: the newest messages that fit the
+// capacity and max-bytes, as Process keeps them.
+func (r *restOut) preview(hs []Held) []Message {
+	ms := r.Retained()
+	sizes := make([]int, 0, len(ms)+len(hs))
+	for i := range r.n {
+		sizes = append(sizes, r.sizes[(r.head+i)%len(r.buf)])
+	}
+	for _, h := range hs {
+		if size := messageSize(h.Message); size <= r.maxBytes { // Process refuses the others
+			ms, sizes = append(ms, h.Message), append(sizes, size)
+		}
+	}
+	start, bytes := len(ms), 0
+	for start > 0 && len(ms)-start < len(r.buf) && bytes+sizes[start-1] <= r.maxBytes {
+		start--
+		bytes += sizes[start]
+	}
+	return ms[start:]
+}
+
 // Drain implements Drainer: the retained messages move to a replacement.
 func (r *restOut) Drain() []Held {
 	hs := make([]Held, r.n)

@@ -358,4 +358,15 @@ func TestMessagesHandedOverWhileStopped(t *testing.T) {
 	if diff := cmp.Diff(want, messages("out2")); diff != "" {
 		t.Errorf("after Start (-want +got):\n%s", diff)
 	}
+	// Within a capacity lowered meanwhile: the newest, as it keeps them.
+	must(t, ch.Stop())
+	_, err = ch.UpdateProperties("out2", map[string]any{"capacity": 2})
+	must(t, err)
+	if diff := cmp.Diff([]any{1, 2}, messages("out2")); diff != "" {
+		t.Errorf("after lowering the capacity of a stopped chain's rest-out (-want +got):\n%s", diff)
+	}
+	must(t, ch.Start())
+	if diff := cmp.Diff([]any{1, 2}, messages("out2")); diff != "" {
+		t.Errorf("after Start (-want +got):\n%s", diff)
+	}
 }

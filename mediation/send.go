@@ -397,7 +397,8 @@ func (ch *Chain) walkQueues(c *comp) []*binding {
 // Messages returns a copy of the messages retained by component id (which
 // must implement Retainer, as rest-out does), oldest first, then those
 // handed over to it (by Replace or UpdateProperties) that it has not
-// processed yet: a stopped chain processes them at its next Start. It
+// processed yet (a stopped chain processes them at its next Start; a
+// rest-out shows what it will keep of them, within its capacity). It
 // fails with ErrNotFound for an unknown component and ErrInvalid for one
 // that retains nothing (or whose Retained panics, counted as an error). It
 // works whatever the chain's state.
@@ -425,14 +426,26 @@ func (ch *Chain) Messages(id string) ([]Message, error) {
 	c.pendMu.Lock()
 	pending := c.pending
 	c.pendMu.Unlock()
-	out := make([]Message, 0, len(ms)+len(pending))
-	for _, m := range ms {
-		out = append(out, m.Clone())
+	if len(pending) > 0 {
+		if p, ok := c.impl.(previewer); ok {
+			ms = p.preview(pending)
+		} else {
+			for _, h := range pending {
+				ms = append(ms, h.Message)
+			}
+		}
 	}
-	for _, h := range pending {
-		out = append(out, h.Message.Clone())
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
 	}
 	return out, nil
+}
+
+// previewer is a Retainer that tells what it will retain once it has
+// processed messages handed over to it (rest-out: within its capacity).
+type previewer interface {
+	preview(pending []Held) []Message
 }
 
 // fanout hands m to every binding, a copy to each but the last; r's frame

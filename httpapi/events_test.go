@@ -250,6 +250,50 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	})
 }
 
+// TestSlowSubscriberOfBigEventsIsDisconnected: a client that does not read
+// is dropped once the frames queued for it pass a bound in bytes, long
+// before it is clientBuffer events behind: an event carries the whole
+// device, and a device may be a megabyte, so a bound in events alone let
+// one stalled client hold a gigabyte until its write timed out.
+func TestSlowSubscriberOfBigEventsIsDisconnected(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home})
+		defer h.Close()
+		big := map[string]any{}
+		for i := range 16 {
+			big[fmt.Sprintf("big%d", i)] = strings.Repeat("x", 60000)
+		}
+		if _, err := home.CreateDevice(sim.DeviceSpec{ID: "d", Type: "Heater", Properties: big}); err != nil {
+			t.Fatal(err)
+		}
+		slow := newBlockingWriter()
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(slow, newRequest("GET", "/platform/events", nil))
+			close(done)
+		}()
+		<-slow.wrote      // registered, and stuck writing "retry"
+		const events = 40 // about 1 MB each: 40 MB, far from clientBuffer events
+		for v := range events {
+			if _, err := home.UpdateDevice("d", sim.DeviceUpdate{Properties: map[string]any{"n": float64(v)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		synctest.Wait() // the hub has handed on every event it could
+		close(slow.release)
+		synctest.Wait() // the client wrote what it was handed
+		select {
+		case <-done: // dropped
+		default:
+			t.Fatal("the client that stopped reading while 40 MB of events came is still connected")
+		}
+		if n := strings.Count(slow.body.String(), "event: "); n >= events {
+			t.Errorf("the slow client got all %d events; it should have been dropped", n)
+		}
+	})
+}
+
 // TestEventStreamKeepAliveAndClose: an idle stream gets a comment every
 // keep-alive period, and Close ends it.
 func TestEventStreamKeepAliveAndClose(t *testing.T) {

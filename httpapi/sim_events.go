@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pervasim/pervasim/internal/errkind"
@@ -25,11 +26,15 @@ const DefaultMaxEventClients = 1000
 // by default (Config.EventWriteTimeout) before the client is dropped.
 const DefaultEventWriteTimeout = 10 * time.Second
 
-// Buffers of the event stream, in events. A client further behind than
-// clientBuffer is disconnected; the hub itself reads the home through a
-// subscription of hubBuffer.
+// Buffers of the event stream. A client further behind than clientBuffer
+// events, or than clientBytes bytes of frames (an event may carry a whole
+// device, of up to megabytes: without a bound in bytes a client that stops
+// reading would hold a gigabyte until its write times out), is
+// disconnected; the hub itself reads the home through a subscription of
+// hubBuffer events.
 const (
 	clientBuffer = 1024
+	clientBytes  = historyBytes
 	hubBuffer    = 16384
 )
 
@@ -117,6 +122,40 @@ type frameOf struct {
 	b   []byte
 }
 
+// eventClient is one client of an eventHub: the frames handed on to it and
+// not yet taken, and their size in bytes.
+type eventClient struct {
+	ch     chan frameOf
+	queued atomic.Int64 // bytes of the frames in ch
+}
+
+// take returns what a receive from c.ch gave, f and ok, once it no longer
+// counts f as queued.
+func (c *eventClient) take(f frameOf, ok bool) (frameOf, bool) {
+	if ok {
+		c.queued.Add(-int64(len(f.b)))
+	}
+	return f, ok
+}
+
+// offer hands f on to c without blocking, and reports false when c is too
+// far behind, in events or in bytes; hub.mu is held. A client with nothing
+// queued takes any frame, however big.
+func (c *eventClient) offer(f frameOf) bool {
+	n := int64(len(f.b))
+	if q := c.queued.Add(n); q > n && q > clientBytes {
+		c.queued.Add(-n)
+		return false
+	}
+	select {
+	case c.ch <- f:
+		return true
+	default:
+		c.queued.Add(-n)
+		return false
+	}
+}
+
 // eventHub reads the home's events through one subscription, encodes each
 // once, keeps a bounded history and hands the bytes to every connected
 // client without blocking. It runs while clients are connected, and
@@ -125,7 +164,7 @@ type eventHub struct {
 	home *sim.Home
 
 	mu      sync.Mutex // guards everything below
-	clients map[chan frameOf]struct{}
+	clients map[*eventClient]struct{}
 	sub     *sim.Subscription
 	pumping sync.WaitGroup
 	closed  bool
@@ -165,23 +204,23 @@ func (hub *eventHub) seqOf(id string) (uint64, bool) {
 }
 
 // join registers a client that last saw the event whose SSE id is lastID
-// ("": none, a new client) and returns its channel, which the hub closes
-// when the client is dropped or the hub closes, and the frames to send it
+// ("": none, a new client) and returns it, with its channel, which the hub
+// closes when the client is dropped or the hub closes, and the frames to send it
 // first: those it missed, or, when that is no longer known or lastID is
 // not of the current subscription, a reset (see resetFrame). Every frame
 // the channel carries is numbered above those. ok is false once the hub is
 // closed.
-func (hub *eventHub) join(lastID string) (ch chan frameOf, missed []frameOf, ok bool) {
+func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok bool) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if hub.closed {
 		return nil, nil, false
 	}
-	ch = make(chan frameOf, clientBuffer)
+	c = &eventClient{ch: make(chan frameOf, clientBuffer)}
 	if hub.clients == nil {
-		hub.clients = map[chan frameOf]struct{}{}
+		hub.clients = map[*eventClient]struct{}{}
 	}
-	hub.clients[ch] = struct{}{}
+	hub.clients[c] = struct{}{}
 	if hub.linger != nil {
 		hub.linger.Stop()
 		hub.linger = nil
@@ -197,31 +236,31 @@ func (hub *eventHub) join(lastID string) (ch chan frameOf, missed []frameOf, ok 
 		go hub.pump(hub.sub, hub.run)
 	}
 	if lastID == "" {
-		return ch, nil, true
+		return c, nil, true
 	}
 	// Every event a client saw through this subscription is in the
 	// history (the pump records it before handing it on), unless
 	// forgotten; a reset gave it the number last had then.
 	lastSeen, ours := hub.seqOf(lastID)
 	if !ours || lastSeen < hub.after || lastSeen > hub.last {
-		return ch, []frameOf{{seq: hub.last, b: resetFrame(hub.home, hub.run, hub.last)}}, true
+		return c, []frameOf{{seq: hub.last, b: resetFrame(hub.home, hub.run, hub.last)}}, true
 	}
 	for _, f := range hub.history {
 		if f.seq > lastSeen {
 			missed = append(missed, f)
 		}
 	}
-	return ch, missed, true
+	return c, missed, true
 }
 
 // leave unregisters a client; the last one out stops the pump after
 // historyLinger, unless another joins meanwhile.
-func (hub *eventHub) leave(ch chan frameOf) {
+func (hub *eventHub) leave(c *eventClient) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
-	if _, ok := hub.clients[ch]; ok {
-		delete(hub.clients, ch)
-		close(ch)
+	if _, ok := hub.clients[c]; ok {
+		delete(hub.clients, c)
+		close(c.ch)
 	}
 	if len(hub.clients) == 0 && hub.sub != nil && hub.linger == nil && !hub.closed {
 		sub := hub.sub
@@ -268,12 +307,10 @@ func (hub *eventHub) pump(sub *sim.Subscription, run string) {
 			continue
 		}
 		hub.record(f)
-		for ch := range hub.clients {
-			select {
-			case ch <- f:
-			default: // too slow: disconnect it rather than wait
-				delete(hub.clients, ch)
-				close(ch)
+		for c := range hub.clients {
+			if !c.offer(f) { // too slow: disconnect it rather than wait
+				delete(hub.clients, c)
+				close(c.ch)
 			}
 		}
 		hub.mu.Unlock()
@@ -283,9 +320,9 @@ func (hub *eventHub) pump(sub *sim.Subscription, run string) {
 	if hub.sub == sub { // dropped by the home, not stopped by leave
 		hub.sub = nil
 		hub.history, hub.hbytes = nil, 0
-		for ch := range hub.clients {
-			delete(hub.clients, ch)
-			close(ch)
+		for c := range hub.clients {
+			delete(hub.clients, c)
+			close(c.ch)
 		}
 	}
 }
@@ -298,9 +335,9 @@ func (hub *eventHub) close() {
 		hub.linger.Stop()
 		hub.linger = nil
 	}
-	for ch := range hub.clients {
-		delete(hub.clients, ch)
-		close(ch)
+	for c := range hub.clients {
+		delete(hub.clients, c)
+		close(c.ch)
 	}
 	if hub.sub != nil {
 		hub.sub.Close()
@@ -350,12 +387,12 @@ func (s *server) handleEvents() http.Handler {
 		// A client that stops reading is dropped once a write has waited
 		// writeTimeout; the deadline is renewed before each write.
 		deadline := func() { _ = rc.SetWriteDeadline(time.Now().Add(s.writeTimeout)) }
-		ch, missed, ok := s.events.join(r.Header.Get("Last-Event-ID"))
+		c, missed, ok := s.events.join(r.Header.Get("Last-Event-ID"))
 		if !ok {
 			writeError(w, r, &routeError{path: r.URL.Path})
 			return
 		}
-		defer s.events.leave(ch)
+		defer s.events.leave(c)
 		deadline()
 		h := w.Header()
 		h.Set("Content-Type", "text/event-stream")
@@ -391,8 +428,8 @@ func (s *server) handleEvents() http.Handler {
 			select {
 			case <-r.Context().Done():
 				return
-			case f, ok := <-ch:
-				if !ok {
+			case f, ok := <-c.ch:
+				if f, ok = c.take(f, ok); !ok {
 					return // dropped: too slow, or the server is closing
 				}
 				deadline()
@@ -402,8 +439,8 @@ func (s *server) handleEvents() http.Handler {
 				// Write what else is waiting before flushing once.
 				for more := true; more; {
 					select {
-					case f, ok := <-ch:
-						if !ok {
+					case f, ok := <-c.ch:
+						if f, ok = c.take(f, ok); !ok {
 							rc.Flush()
 							return
 						}

@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,6 +184,44 @@ func TestScriptsDirectoryNotReparsed(t *testing.T) {
 		t.Errorf("the refused upload was written")
 	}
 	f.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("small.bhv", "<behavior/>"))
+}
+
+// TestScriptSnapshotWithinQuota: saving the home as a script ({"id"}
+// alone) counts towards the quota as an upload does: one past it is 503
+// busy and leaves neither the script nor its file, and a snapshot that fits
+// is kept.
+func TestScriptSnapshotWithinQuota(t *testing.T) {
+	dir := t.TempDir()
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	for i := range 20 {
+		if _, err := home.CreateZone(sim.ZoneSpec{ID: fmt.Sprintf("zone-%02d-%s", i, strings.Repeat("z", 100)), RightX: 10, BottomY: 10}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var b bytes.Buffer
+	if err := sim.WriteScript(&b, home, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	size := b.Len()
+	h := httpapi.NewHandler(httpapi.Config{Home: home, Scripts: scriptDir(t, dir), ScriptsQuota: 2*size + size/2})
+	defer h.Close()
+	f := &fixture{home: home, handler: h}
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"one"}`)
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"two"}`)
+	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"two"}`) // replaces itself: still fits
+	rec := f.do(t, "POST", "/platform/scriptPlayer/script", `{"id":"three"}`)
+	if rec.Code != 503 || errorCode(t, rec.Body.String()) != "busy" {
+		t.Errorf("a snapshot past the quota = %d %s, want 503 busy", rec.Code, rec.Body)
+	}
+	if got := f.do(t, "GET", "/platform/scriptPlayer/script/three.bhv", ""); got.Code != 404 {
+		t.Errorf("the refused snapshot is in the player: %d %s", got.Code, got.Body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "three.bhv")); err == nil {
+		t.Errorf("the refused snapshot was written")
+	}
+	if got, max := home.ScriptBytes(), 2*size+size/2; got > max {
+		t.Errorf("the player holds %d bytes of scripts, past the quota of %d", got, max)
+	}
 }
 
 // TestScriptUploadAsFile: a .bhv file uploads unchanged as the body, with an

@@ -255,6 +255,13 @@ func (s *server) handleScriptCreate() http.Handler {
 		s.scriptsMu.Lock()
 		defer s.scriptsMu.Unlock()
 		prev, prevErr := s.home.ScriptSource(id)
+		undo := func() { // puts back the script id had, or none
+			if prevErr == nil {
+				s.home.AddScript(id, prev)
+			} else {
+				s.home.RemoveScript(id)
+			}
+		}
 		if content != nil {
 			if err := s.checkQuota(id, len(*content)); err != nil {
 				writeError(w, r, err)
@@ -262,7 +269,17 @@ func (s *server) handleScriptCreate() http.Handler {
 			}
 			info, err = s.home.AddScript(id, []byte(*content))
 		} else {
+			// The home's size is known once it is written: a snapshot
+			// past the quota is taken back, under scriptsMu, before any
+			// other upload counts it.
 			info, err = s.home.SaveScript(id)
+			if src, serr := s.home.ScriptSource(id); err == nil && serr == nil {
+				if qerr := s.checkQuota(id, len(src)); qerr != nil {
+					undo()
+					writeError(w, r, qerr)
+					return
+				}
+			}
 		}
 		if err != nil {
 			writeError(w, r, err)
@@ -270,11 +287,7 @@ func (s *server) handleScriptCreate() http.Handler {
 		}
 		if src, err := s.home.ScriptSource(id); err == nil {
 			if err := s.saveScriptFileLocked(id, src); err != nil {
-				if prevErr == nil {
-					s.home.AddScript(id, prev)
-				} else {
-					s.home.RemoveScript(id)
-				}
+				undo()
 				writeError(w, r, errkind.Errorf(errkind.Storage, "script %s could not be stored, so it was not added: %v", id, err))
 				return
 			}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -241,4 +242,23 @@ func readResponse(r *bufio.Reader) error {
 	}
 	_, err = r.Discard(length)
 	return err
+}
+
+// BenchmarkHomeHeap measures the heap an empty home of /homes holds (its
+// simulation, engine, bridge and handler: routes and API document), as
+// heap-B/home: the homes a server may hold (-max-homes) multiply it.
+func BenchmarkHomeHeap(b *testing.B) {
+	f := newHomesFixtureWith(b, 1<<20, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := range b.N {
+		if rec := serve(f.handler, "POST", fmt.Sprintf("/homes/h%d", i)); rec.Code != 200 {
+			b.Fatal(rec.Body)
+		}
+	}
+	b.StopTimer()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(after.HeapInuse-before.HeapInuse)/float64(b.N), "heap-B/home")
 }

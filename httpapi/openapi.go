@@ -455,10 +455,11 @@ func openAPI(pre, p, m string, homes bool) []byte {
 	return b
 }
 
-// handleOpenAPI serves the document.
-func (s *server) handleOpenAPI(doc []byte) http.Handler {
+// handleOpenAPI serves the document doc gives, made at the first request
+// (a home of /homes that is never asked for it does not hold it).
+func (s *server) handleOpenAPI(doc func() []byte) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Write(doc)
+		w.Write(doc())
 	})
 }

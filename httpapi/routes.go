@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/gorilla/mux"
 
@@ -75,7 +76,7 @@ func (s *server) routes(r router, pre, p, m string) {
 	events := methods{"GET": s.handleEvents()}
 	r.Handle(p+"/events", events)
 	r.Handle(pre+"/events", events)
-	r.Handle(pre+"/openapi.json", methods{"GET": s.handleOpenAPI(openAPI(pre, p, m, s.homes != nil))})
+	r.Handle(pre+"/openapi.json", methods{"GET": s.handleOpenAPI(sync.OnceValue(func() []byte { return openAPI(pre, p, m, s.homes != nil) }))})
 	r.Handle(pre+"/simulator", methods{"GET": s.handleSimulator(pre, p)})
 	r.PathPrefix(pre + "/simulator/").Handler(methods{"GET": s.handleSimulator(pre, p)})
 

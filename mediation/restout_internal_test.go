@@ -22,7 +22,9 @@ func TestRestOutPreview(t *testing.T) {
 	for range 500 {
 		capacity, maxBytes := 1+rng.IntN(6), 1024+rng.IntN(4096)
 		r := &restOut{buf: make([]Message, capacity), sizes: make([]int, capacity), maxBytes: maxBytes}
-		msg := func(i int) Message { return Message{Content: map[string]any{"i": i, "pad": strings.Repeat("x", rng.IntN(2*maxBytes/3))}} }
+		msg := func(i int) Message {
+			return Message{Content: map[string]any{"i": i, "pad": strings.Repeat("x", rng.IntN(2*maxBytes/3))}}
+		}
 		for i := range rng.IntN(8) {
 			_ = r.Process("in", msg(i), discard{})
 		}

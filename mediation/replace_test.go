@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/pervasim/pervasim/mediation"
@@ -368,5 +369,53 @@ func TestMessagesHandedOverWhileStopped(t *testing.T) {
 	must(t, ch.Start())
 	if diff := cmp.Diff([]any{1, 2}, messages("out2")); diff != "" {
 		t.Errorf("after Start (-want +got):\n%s", diff)
+	}
+}
+
+// slowDrain is a stateful mediator whose Drain waits for release, after
+// saying on entered that it began.
+type slowDrain struct{ entered, release chan struct{} }
+
+func (slowDrain) Process(_ string, m mediation.Message, out mediation.Emitter) error {
+	out.Emit("out", m)
+	return nil
+}
+func (d slowDrain) Drain() []mediation.Held {
+	close(d.entered)
+	<-d.release
+	return nil
+}
+
+// TestReplaceWhileDrainIsSlow: while Replace waits for the old
+// component's Drain, messages that do not go through it are sent as
+// usual; the topology was marked as changing during the Drain, and every
+// Send of the chain spun until it returned.
+func TestReplaceWhileDrainIsSlow(t *testing.T) {
+	s := newSink(-1)
+	r := testRegistry(t, s)
+	d := slowDrain{entered: make(chan struct{}), release: make(chan struct{})}
+	register(t, r, mediation.Type{Name: "slowdrain", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) { return d, nil }})
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch := build(t, e, "c", adp("rest-in", "src", nil), med("slowdrain", "x", nil), med("passthrough", "y", nil),
+		adp("rest-in", "other", nil), adp("sink", "o", nil),
+		bind("src:out", "x:in", ""), bind("x:out", "o:in", ""), bind("other:out", "o:in", ""), start)
+	replaced := make(chan error, 1)
+	go func() { replaced <- ch.Replace("x", "y") }()
+	<-d.entered
+	sent := make(chan error, 1)
+	go func() { sent <- ch.Send("other", mediation.Message{Content: "meanwhile"}) }()
+	select {
+	case err := <-sent:
+		must(t, err)
+	case <-time.After(10 * time.Second): // a hang, not a speed check
+		close(d.release)
+		t.Fatal("a Send that does not go through the component being replaced waited for its Drain")
+	}
+	close(d.release)
+	must(t, <-replaced)
+	if got := contents(s.all()); len(got) != 1 || got[0] != "meanwhile" {
+		t.Errorf("the sink got %v, want [meanwhile]", got)
 	}
 }

@@ -338,11 +338,21 @@ func (s *server) homeRoutes(r router) {
 	// are what a client without the token gets (see newGuard): they answer
 	// alike for every name, whether its home exists or not, so that names
 	// cannot be probed. The page's own requests need the token.
+	// The default home's plan is the server's own, at /simulator.
 	plan := s.handleSimulator("", "/"+trimRoot(s.cfg.PlatformRoot, "platform"))
 	homePlan := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.StripPrefix("/homes/"+routeVar(r, "home"), plan).ServeHTTP(w, r)
+		pre := "/homes/" + routeVar(r, "home")
+		if routeVar(r, "home") == DefaultHome {
+			http.Redirect(w, r, strings.TrimPrefix(r.URL.Path, pre), http.StatusFound)
+			return
+		}
+		http.StripPrefix(pre, plan).ServeHTTP(w, r)
 	})
 	r.Handle("/homes/{home}/", methods{"GET": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if routeVar(r, "home") == DefaultHome {
+			http.Redirect(w, r, "/simulator", http.StatusFound)
+			return
+		}
 		http.Redirect(w, r, "/homes/"+url.PathEscape(routeVar(r, "home"))+"/simulator", http.StatusFound)
 	})})
 	r.Handle("/homes/{home}/simulator", methods{"GET": homePlan})

@@ -541,3 +541,21 @@ func TestHomesCloseWaits(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultHomesPlan: the house plan of the home GET /homes lists as
+// "default" is the server's own, at /simulator: its page under /homes
+// looked for a home of that name and said there was none.
+func TestDefaultHomesPlan(t *testing.T) {
+	f := newHomesFixture(t, 0)
+	for path, want := range map[string]string{
+		"/homes/default/":                 "/simulator",
+		"/homes/default/simulator":        "/simulator",
+		"/homes/default/simulator/app.js": "/simulator/app.js",
+		"/homes/default/simulator/?a=b":   "/simulator/",
+	} {
+		rec := serve(f.handler, "GET", path)
+		if rec.Code != http.StatusFound || rec.Header().Get("Location") != want {
+			t.Errorf("GET %s = %d to %q, want 302 to %q", path, rec.Code, rec.Header().Get("Location"), want)
+		}
+	}
+}

@@ -129,7 +129,7 @@ func (hs *Homes) create(cfg Config, name string, spec HomeSpec) (HomeInfo, error
 	switch {
 	case hs.closed:
 		hs.mu.Unlock()
-		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the server is shutting down")
+		return HomeInfo{}, errkind.Errorf(errkind.Busy, "the server is shutting down")
 	case hs.homes[name] != nil:
 		hs.mu.Unlock()
 		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "home %q exists", name)
@@ -167,7 +167,7 @@ func (hs *Homes) create(cfg Config, name string, spec HomeSpec) (HomeInfo, error
 	hs.mu.Unlock()
 	if closed { // Close ran meanwhile and left this one to us
 		e.stop()
-		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the server is shutting down")
+		return HomeInfo{}, errkind.Errorf(errkind.Busy, "the server is shutting down")
 	}
 	return e.info(cfg), nil
 }

@@ -488,7 +488,7 @@ func TestHomesCloseWaits(t *testing.T) {
 		name, method string // the request under way
 		want         int    // its answer once Close ran
 	}{
-		{"a home being created", "POST", http.StatusConflict},
+		{"a home being created", "POST", http.StatusServiceUnavailable},
 		{"a home being deleted", "DELETE", http.StatusOK},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -536,6 +536,11 @@ func TestHomesCloseWaits(t *testing.T) {
 				<-second
 				if code := <-answer; code != tc.want {
 					t.Errorf("%s /homes/x while the server closes = %d, want %d", tc.method, code, tc.want)
+				}
+				// A home asked for once the server closes: unavailable,
+				// not a conflict with something of the client's.
+				if rec := serve(h, "POST", "/homes/late"); rec.Code != http.StatusServiceUnavailable {
+					t.Errorf("POST /homes/late once the server closed = %d %s, want 503", rec.Code, rec.Body)
 				}
 			})
 		})

@@ -44,7 +44,9 @@
 // range, a derived property) is not an error of the Send that caused it:
 // it is counted in the component's Errors counter and written, with the
 // chain's and the component's ids, to the engine's output
-// (mediation.Config.Output, io.Discard unless set).
+// (mediation.Config.Output, io.Discard unless set). So is a message checked
+// at once but refused when the home applies it (the device deleted
+// meanwhile).
 //
 // # Concurrency
 //
@@ -427,13 +429,14 @@ type deviceOut struct {
 	b                *Bridge
 	name             string
 	output           io.Writer
+	countError       func() // counts a change that fails when applied (Env.CountError)
 	device, property string
 	value            any
 	hasValue         bool
 }
 
 func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, error) {
-	o := &deviceOut{b: b, name: env.Chain + "/" + env.ID, output: env.Output}
+	o := &deviceOut{b: b, name: env.Chain + "/" + env.ID, output: env.Output, countError: env.CountError}
 	var err error
 	if o.device, err = stringProp(props, "device"); err != nil {
 		return nil, err
@@ -482,8 +485,14 @@ func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter
 		u := sim.DeviceUpdate{Properties: map[string]any{prop: value}}
 		if err = o.b.home.ValidateDeviceUpdate(id, u); err == nil {
 			o.b.home.After(0, func() {
+				// The home may have changed since the check (the device
+				// deleted, say): the change is then refused, and counted
+				// as an error of the component, as one refused at once.
 				if _, err := o.b.home.UpdateDevice(id, u); err != nil {
 					fmt.Fprintf(o.output, "%s: %v\n", o.name, err)
+					if o.countError != nil {
+						o.countError()
+					}
 				}
 			})
 			return nil

@@ -610,3 +610,37 @@ func TestNewNil(t *testing.T) {
 		t.Error("a New that panicked registered device-in")
 	}
 }
+
+// TestDeviceOutCountsWhatTheHomeRefusesLater: a message checked at once but
+// refused when the home applies it (the device deleted in between) is an
+// error of the component, counted, as one refused at once.
+func TestDeviceOutCountsWhatTheHomeRefusesLater(t *testing.T) {
+	home, engine, out := setup(t)
+	ch, _ := engine.CreateChain("c")
+	if _, err := ch.AddAdapter("device-out", "o", map[string]any{"property": "heater.powerLevel"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.AddAdapter("rest-in", "src", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ch.Bind("src:out", "o:in", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	ch.Start()
+	if err := ch.Send("src", mediation.Message{Content: map[string]any{"device": "heater", "value": 0.5}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.DeleteDevice("heater"); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Advance(0); err != nil {
+		t.Fatal(err)
+	}
+	info, _ := ch.Component("o")
+	if info.Counters.Errors != 1 {
+		t.Errorf("errors = %d, want 1 (counters %+v)", info.Counters.Errors, info.Counters)
+	}
+	if !strings.Contains(out.String(), `c/o: device "heater" does not exist`) {
+		t.Errorf("output %q does not report the refused change", out.String())
+	}
+}

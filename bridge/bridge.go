@@ -21,6 +21,13 @@
 //     soon as the driver runs; under [sim.Home.Advance], by the next call to
 //     Advance (or RunUntil), not before it.
 //
+// A change device-out applies may set off another (a device-in sees it,
+// its chain sends a message to a device-out), at the same simulated
+// instant: at most [MaxCascade] in a row, so that a chain that sets what it
+// watches (a switch it turns off when on and on when off) cannot hold
+// simulated time at one instant for ever. The change past them is refused,
+// an error of its device-out (see Errors of messages).
+//
 // Both validate their properties when created (an unknown device, kind or
 // zone, a derived property: an error of kind mediation.ErrInvalid, 400 over
 // REST).
@@ -81,7 +88,20 @@ type Bridge struct {
 
 	mu     sync.Mutex // guards inputs
 	inputs []*deviceIn
+
+	cmu      sync.Mutex // guards applying, depth and sending
+	applying int        // device-out changes being applied
+	depth    int        // the cascade depth of the one applied last
+	sending  int        // observe calls passing a change on to chains
 }
+
+// MaxCascade is how many device-out changes, each caused by the one
+// before it through the home, one change may set off at the same
+// simulated instant: a chain whose device-out sets what its own device-in
+// watches (a switch that turns itself off when on and on when off) would
+// otherwise loop at that instant for ever, and [sim.Home.Advance] never
+// return. The change past it is refused, as an error of its device-out.
+const MaxCascade = 1000
 
 // New registers the device-in and device-out types in engine's registry,
 // bound to home, and starts feeding device-in adapters. It fails when the
@@ -407,6 +427,19 @@ func (b *Bridge) observe(e sim.Event) {
 		}
 	}
 	b.mu.Unlock()
+	if len(targets) == 0 {
+		return
+	}
+	// What a device-out processes meanwhile may be caused by this change
+	// (see cause).
+	b.cmu.Lock()
+	b.sending++
+	b.cmu.Unlock()
+	defer func() {
+		b.cmu.Lock()
+		b.sending--
+		b.cmu.Unlock()
+	}()
 	for _, in := range targets {
 		ch, err := b.engine.Chain(in.chain)
 		if err != nil {
@@ -483,8 +516,12 @@ func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter
 	}
 	if err == nil {
 		u := sim.DeviceUpdate{Properties: map[string]any{prop: value}}
-		if err = o.b.home.ValidateDeviceUpdate(id, u); err == nil {
+		depth := o.b.cause()
+		if depth >= MaxCascade {
+			err = invalidf("%s.%s not set: %d device-out changes in a row, each set off by the one before through the home, at this simulated instant (bridge.MaxCascade): a loop, such as a device-out setting what a device-in of its chain watches, is cut", id, prop, depth)
+		} else if err = o.b.home.ValidateDeviceUpdate(id, u); err == nil {
 			o.b.home.After(0, func() {
+				defer o.b.applied(o.b.apply(depth))
 				// The home may have changed since the check (the device
 				// deleted, say): the change is then refused, and counted
 				// as an error of the component, as one refused at once.
@@ -500,6 +537,38 @@ func (o *deviceOut) Process(_ string, m mediation.Message, out mediation.Emitter
 	}
 	fmt.Fprintf(o.output, "%s: %v\n", o.name, err)
 	return err
+}
+
+// cause returns the cascade depth of a change device-out schedules now:
+// one more than that of the change being applied, when one is and a
+// device-in is passing a change on (the message is then, nearly always,
+// one that change caused, on the goroutine that applies it: a message
+// from elsewhere that comes at that very moment is taken for one), else 0.
+func (b *Bridge) cause() int {
+	b.cmu.Lock()
+	defer b.cmu.Unlock()
+	if b.applying > 0 && b.sending > 0 {
+		return b.depth + 1
+	}
+	return 0
+}
+
+// apply records that a change of cascade depth depth is being applied,
+// until applied(prev) is called with what it returns.
+func (b *Bridge) apply(depth int) (prev int) {
+	b.cmu.Lock()
+	defer b.cmu.Unlock()
+	b.applying++
+	prev, b.depth = b.depth, depth
+	return prev
+}
+
+// applied ends what apply began.
+func (b *Bridge) applied(prev int) {
+	b.cmu.Lock()
+	defer b.cmu.Unlock()
+	b.applying--
+	b.depth = prev
 }
 
 // settable refuses a property the device's kind does not let a client set

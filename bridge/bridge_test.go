@@ -644,3 +644,92 @@ func TestDeviceOutCountsWhatTheHomeRefusesLater(t *testing.T) {
 		t.Errorf("output %q does not report the refused change", out.String())
 	}
 }
+
+// TestDeviceOutLoopThroughTheHomeIsCut: a chain that turns the heater off
+// when on and on when off sets off a change at the same simulated instant
+// for ever; Advance must still return, the loop cut after MaxCascade
+// changes, which counts one error. Changes from outside the chain, however
+// many at one instant, are not a cascade.
+func TestDeviceOutLoopThroughTheHomeIsCut(t *testing.T) {
+	home, engine, out := setup(t)
+	ch, _ := engine.CreateChain("loop")
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "in", map[string]any{"devices": "heater", "property": "heater.powerLevel"})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddMediator("router", "r", map[string]any{
+				"conditions": map[string]any{"(value<=0.4)": "lo", "(value>=0.5)": "hi"}})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-out", "on", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 1.0})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-out", "off", map[string]any{"device": "heater", "property": "heater.powerLevel", "value": 0.0})
+		},
+	)
+	for _, b := range [][2]string{{"in:out", "r:in"}, {"r:lo", "on:in"}, {"r:hi", "off:in"}} {
+		if _, err := ch.Bind(b[0], b[1], "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	changes := 0
+	stop := home.Observe(func(e sim.Event) {
+		if e.DeviceID == "heater" && e.Property == "heater.powerLevel" {
+			if changes++; changes > 10*bridge.MaxCascade {
+				t.Fatalf("the heater changed %d times at %v: the loop is not cut", changes, e.Time)
+			}
+		}
+	})
+	defer stop()
+	if _, err := home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"heater.powerLevel": 1.0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Advance(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if want := bridge.MaxCascade + 1; changes != want {
+		t.Errorf("the heater changed %d times, want %d (the client's, then MaxCascade)", changes, want)
+	}
+	var errs uint64
+	for _, id := range []string{"on", "off"} {
+		info, _ := ch.Component(id)
+		errs += info.Counters.Errors
+	}
+	if errs != 1 || !strings.Contains(out.String(), "MaxCascade") {
+		t.Errorf("%d errors, output %q; want the cut loop reported once", errs, out.String())
+	}
+
+	// Many changes from outside at one instant: each applied.
+	if err := ch.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	feed, _ := engine.CreateChain("feed")
+	build(t, feed,
+		func() (mediation.ComponentInfo, error) { return feed.AddAdapter("rest-in", "src", nil) },
+		func() (mediation.ComponentInfo, error) {
+			return feed.AddAdapter("device-out", "set", map[string]any{"device": "heater", "property": "heater.powerLevel"})
+		},
+	)
+	if _, err := feed.Bind("src:out", "set:in", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := feed.Start(); err != nil {
+		t.Fatal(err)
+	}
+	changes = 0
+	for i := range 2 * bridge.MaxCascade {
+		if err := feed.Send("src", mediation.Message{Content: map[string]any{"value": float64(i%2) / 2}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := home.Advance(0); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := feed.Component("set"); info.Counters.Errors != 0 || changes != 2*bridge.MaxCascade {
+		t.Errorf("%d changes, counters %+v; want %d, no error", changes, info.Counters, 2*bridge.MaxCascade)
+	}
+}

@@ -421,10 +421,25 @@ func (b *Bridge) observe(e sim.Event) {
 	}
 	b.mu.Lock()
 	var targets []*deviceIn
+	// While a device-in is reconfigured (UpdateProperties), its new
+	// implementation is registered before the old one is closed: the
+	// component, which both send to by id, takes the change once.
+	var seen map[[2]string]bool
 	for _, in := range b.inputs {
-		if in.sel.matches(e) {
-			targets = append(targets, in)
+		if !in.sel.matches(e) {
+			continue
 		}
+		if len(targets) > 0 {
+			if seen == nil {
+				seen = map[[2]string]bool{{targets[0].chain, targets[0].id}: true}
+			}
+			k := [2]string{in.chain, in.id}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		targets = append(targets, in)
 	}
 	b.mu.Unlock()
 	if len(targets) == 0 {

@@ -733,3 +733,66 @@ func TestDeviceOutLoopThroughTheHomeIsCut(t *testing.T) {
 		t.Errorf("%d changes, counters %+v; want %d, no error", changes, info.Counters, 2*bridge.MaxCascade)
 	}
 }
+
+// TestDeviceInReconfiguredWhileChangesFlow: a device-in reconfigured
+// (UpdateProperties) while the device changes passes each change on once,
+// though for a moment both its old and its new implementation are
+// registered.
+func TestDeviceInReconfiguredWhileChangesFlow(t *testing.T) {
+	home, engine, _ := setup(t)
+	const n = 5000
+	if _, err := home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"custom": -1}}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := engine.CreateChain("c")
+	build(t, ch,
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("device-in", "in", map[string]any{"devices": "heater", "property": "custom"})
+		},
+		func() (mediation.ComponentInfo, error) {
+			return ch.AddAdapter("rest-out", "log", map[string]any{"capacity": 2 * n})
+		},
+	)
+	if _, err := ch.Bind("in:out", "log:in", "", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done, stopped := make(chan struct{}), make(chan error)
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				close(stopped)
+				return
+			default:
+			}
+			if _, err := ch.UpdateProperties("in", map[string]any{"events": i%2 == 0}); err != nil {
+				stopped <- err
+				return
+			}
+		}
+	}()
+	for i := range n {
+		if _, err := home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"custom": i}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	msgs, _ := ch.Messages("log")
+	seen := map[any]bool{}
+	for _, m := range msgs {
+		v := m.Content.(map[string]any)["value"]
+		if seen[v] {
+			t.Fatalf("the change to %v came twice (%d messages for %d changes)", v, len(msgs), n)
+		}
+		seen[v] = true
+	}
+	if len(msgs) != n {
+		t.Errorf("%d messages for %d changes", len(msgs), n)
+	}
+}

@@ -460,9 +460,17 @@ func (b *Bridge) observe(e sim.Event) {
 		if err != nil {
 			continue
 		}
-		m := message(e.Device, e.Property, e.Value, e.Time)
+		// Each chain owns its message (a mediator may modify it in place):
+		// a value of maps or slices is its own copy, not the one the
+		// other chains and the home's other observers are handed.
+		v := e.Value
+		switch v.(type) {
+		case map[string]any, []any:
+			v = mediation.Message{Content: v}.Clone().Content
+		}
+		m := message(e.Device, e.Property, v, e.Time)
 		if e.Type == sim.EventDeviceEvent {
-			m = eventMessage(e.Device, e.Value, e.Time)
+			m = eventMessage(e.Device, v, e.Time)
 		}
 		// The home is not held up by a chain: a reading that finds a full
 		// queue ahead is dropped (ErrBusy; TrySend counts it in the

@@ -796,3 +796,76 @@ func TestDeviceInReconfiguredWhileChangesFlow(t *testing.T) {
 		t.Errorf("%d messages for %d changes", len(msgs), n)
 	}
 }
+
+// scribble is a mediator that writes into the value map of the messages it
+// processes, which it owns.
+type scribble struct{}
+
+func (scribble) Process(_ string, m mediation.Message, out mediation.Emitter) error {
+	if c, ok := m.Content.(map[string]any); ok {
+		if v, ok := c["value"].(map[string]any); ok {
+			v["x"] = "scribbled"
+		}
+	}
+	out.Emit("out", m)
+	return nil
+}
+
+// TestDeviceInMessagesAreTheirChainsOwn: a mediator may modify the message
+// it is handed; a device-in's message with a value of maps must then not
+// share it with another chain's, nor with what the home's other observers
+// are handed.
+func TestDeviceInMessagesAreTheirChainsOwn(t *testing.T) {
+	home, engine, _ := setup(t)
+	if err := engine.Registry().Register(mediation.Type{Name: "scribble", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) { return scribble{}, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"cfg": map[string]any{"x": "a"}}}); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := engine.CreateChain("a")
+	b, _ := engine.CreateChain("b")
+	build(t, a,
+		func() (mediation.ComponentInfo, error) {
+			return a.AddAdapter("device-in", "in", map[string]any{"devices": "heater", "property": "cfg"})
+		},
+		func() (mediation.ComponentInfo, error) { return a.AddMediator("scribble", "s", nil) },
+		func() (mediation.ComponentInfo, error) { return a.AddAdapter("rest-out", "log", nil) },
+		func() (mediation.ComponentInfo, error) {
+			return b.AddAdapter("device-in", "in", map[string]any{"devices": "heater", "property": "cfg"})
+		},
+		func() (mediation.ComponentInfo, error) { return b.AddAdapter("rest-out", "log", nil) },
+	)
+	for _, bd := range []struct {
+		ch       *mediation.Chain
+		from, to string
+	}{{a, "in:out", "s:in"}, {a, "s:out", "log:in"}, {b, "in:out", "log:in"}} {
+		if _, err := bd.ch.Bind(bd.from, bd.to, "", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, ch := range []*mediation.Chain{a, b} {
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen any
+	stop := home.Observe(func(e sim.Event) {
+		if e.Property == "cfg" {
+			seen = e.Value
+		}
+	})
+	defer stop()
+	if _, err := home.UpdateDevice("heater", sim.DeviceUpdate{Properties: map[string]any{"cfg": map[string]any{"x": "b"}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"x": "b"}
+	msgs, _ := b.Messages("log")
+	if len(msgs) != 1 || !cmp.Equal(msgs[0].Content.(map[string]any)["value"], want) {
+		t.Errorf("chain b got %v, want the value %v", msgs, want)
+	}
+	if !cmp.Equal(seen, want) {
+		t.Errorf("another observer of the home saw %v, want %v", seen, want)
+	}
+}

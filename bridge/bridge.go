@@ -461,13 +461,9 @@ func (b *Bridge) observe(e sim.Event) {
 			continue
 		}
 		// Each chain owns its message (a mediator may modify it in place):
-		// a value of maps or slices is its own copy, not the one the
-		// other chains and the home's other observers are handed.
-		v := e.Value
-		switch v.(type) {
-		case map[string]any, []any:
-			v = mediation.Message{Content: v}.Clone().Content
-		}
+		// a value of maps or slices is its own copy (Clone copies the
+		// containers only; a scalar, nearly every reading, is as it is).
+		v := mediation.Message{Content: e.Value}.Clone().Content
 		m := message(e.Device, e.Property, v, e.Time)
 		if e.Type == sim.EventDeviceEvent {
 			m = eventMessage(e.Device, v, e.Time)

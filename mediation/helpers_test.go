@@ -84,12 +84,26 @@ func testRegistry(t testing.TB, s *sink) *mediation.Registry {
 	return r
 }
 
-// newTestEngine returns an engine with the test registry, closed at cleanup.
-func newTestEngine(t testing.TB, s *sink) *mediation.Engine {
+// newTestEngine returns an engine with the test registry and types, closed
+// at cleanup.
+func newTestEngine(t testing.TB, s *sink, types ...mediation.Type) *mediation.Engine {
 	t.Helper()
-	e := mediation.NewEngine(mediation.Config{Registry: testRegistry(t, s)})
+	r := testRegistry(t, s)
+	for _, typ := range types {
+		if err := r.Register(typ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: r})
 	t.Cleanup(func() { e.Close() })
 	return e
+}
+
+// mediatorType is a mediator type name, in port "in" and out port "out",
+// whose every instance is impl.
+func mediatorType(name string, impl any) mediation.Type {
+	return mediation.Type{Name: name, Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) { return impl, nil }}
 }
 
 // step is one chain-building operation for must.

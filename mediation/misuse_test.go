@@ -193,26 +193,18 @@ func TestMisbehavingProcess(t *testing.T) {
 func TestQueueOverflowInside(t *testing.T) {
 	gate := make(chan struct{})
 	s := newSink(-1)
-	r := testRegistry(t, s)
-	register(t, r, mediation.Type{Name: "burst", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
-		New: func(map[string]any, mediation.Env) (any, error) {
-			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
-				for i := range 100 {
-					out.Emit("out", mediation.Message{Content: i})
-				}
-				return nil
-			}), nil
-		}})
-	register(t, r, mediation.Type{Name: "hold", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
-		New: func(map[string]any, mediation.Env) (any, error) {
-			return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
-				<-gate
-				out.Emit("out", m)
-				return nil
-			}), nil
-		}})
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, s,
+		mediatorType("burst", mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+			for i := range 100 {
+				out.Emit("out", mediation.Message{Content: i})
+			}
+			return nil
+		})),
+		mediatorType("hold", mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+			<-gate
+			out.Emit("out", m)
+			return nil
+		})))
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("burst", "b", nil), med("hold", "h", nil), adp("sink", "o", nil),
 		bind("src:out", "b:in", ""), func(ch *mediation.Chain) error {
 			_, err := ch.Bind("b:out", "h:in", "queue", map[string]any{"capacity": 200, "max-bytes": 1024})

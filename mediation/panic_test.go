@@ -40,11 +40,7 @@ func sendWithin(ch *mediation.Chain, id string, m mediation.Message, d time.Dura
 // must not leave the chain wedged (Sends never returning, spinning).
 func TestDrainPanicDuringReplace(t *testing.T) {
 	s := newSink(-1)
-	r := testRegistry(t, s)
-	register(t, r, mediation.Type{Name: "drainpanic", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
-		New: func(map[string]any, mediation.Env) (any, error) { return drainPanics{}, nil }})
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, s, mediatorType("drainpanic", drainPanics{}))
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("drainpanic", "x", nil), med("passthrough", "y", nil),
 		adp("sink", "o", nil), bind("src:out", "x:in", ""), bind("x:out", "o:in", ""), start)
 	func() {
@@ -78,11 +74,8 @@ func (periodPanics) Tick(time.Time, mediation.Emitter) error { return nil }
 // leave the component held nor the chain half started.
 func TestPeriodPanic(t *testing.T) {
 	s := newSink(-1)
-	r := testRegistry(t, s)
-	register(t, r, mediation.Type{Name: "periodpanic", Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
+	e := newTestEngine(t, s, mediation.Type{Name: "periodpanic", Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
 		New: func(map[string]any, mediation.Env) (any, error) { return periodPanics{}, nil }})
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
 	ch := build(t, e, "c", adp("periodpanic", "g", nil), adp("rest-in", "src", nil), adp("sink", "o", nil),
 		bind("g:out", "o:in", ""), queueBind("src:out", "o:in", 4))
 	func() {
@@ -120,12 +113,8 @@ func (c checkPanics) Check() error {
 // the component locked for ever.
 func TestCheckPanic(t *testing.T) {
 	s := newSink(-1)
-	r := testRegistry(t, s)
 	var arm atomic.Bool
-	register(t, r, mediation.Type{Name: "checkpanic", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
-		New: func(map[string]any, mediation.Env) (any, error) { return checkPanics{&arm}, nil }})
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, s, mediatorType("checkpanic", checkPanics{&arm}))
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("checkpanic", "x", nil),
 		adp("sink", "o", nil), bind("src:out", "x:in", ""), bind("x:out", "o:in", ""), start)
 	arm.Store(true)
@@ -193,11 +182,7 @@ func (retainedPanics) Retained() []mediation.Message                            
 // and counts an error, as a panic of Inject does for Send; the panic does
 // not reach the caller.
 func TestRetainedPanic(t *testing.T) {
-	r := mediation.NewRegistry()
-	register(t, r, mediation.Type{Name: "retainedpanic", Kind: mediation.KindMediator, In: []string{"in"},
-		New: func(map[string]any, mediation.Env) (any, error) { return retainedPanics{}, nil }})
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, newSink(-1), mediatorType("retainedpanic", retainedPanics{}))
 	ch := build(t, e, "c", med("retainedpanic", "x", nil), start)
 	func() {
 		defer func() {

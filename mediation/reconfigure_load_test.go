@@ -50,15 +50,17 @@ type probeStats struct {
 	made                          []*probe
 }
 
-func registerProbe(t testing.TB, r *mediation.Registry, ps *probeStats) {
-	register(t, r, mediation.Type{Name: "probe", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+// probeType is the stateful mediator type "probe", whose instances report
+// into ps.
+func probeType(ps *probeStats) mediation.Type {
+	return mediation.Type{Name: "probe", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 		New: func(map[string]any, mediation.Env) (any, error) {
 			p := &probe{overlaps: &ps.overlaps, afterDead: &ps.afterDead, disorder: &ps.disorder, last: map[int]int{}}
 			ps.mu.Lock()
 			ps.made = append(ps.made, p)
 			ps.mu.Unlock()
 			return p, nil
-		}})
+		}}
 }
 
 // TestRemoveWhileSending: 16 senders; the stateful probe between the
@@ -67,11 +69,8 @@ func registerProbe(t testing.TB, r *mediation.Registry, ps *probeStats) {
 func TestRemoveWhileSending(t *testing.T) {
 	const senders = 16
 	s := newSink(-1)
-	r := testRegistry(t, s)
 	var ps probeStats
-	registerProbe(t, r, &ps)
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, s, probeType(&ps))
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("probe", "p", nil), adp("sink", "o", nil),
 		bind("src:out", "p:in", ""), queueBind("p:out", "o:in", 8), start)
 	stop := make(chan struct{})
@@ -132,11 +131,8 @@ func TestRemoveWhileSending(t *testing.T) {
 func TestReconfigureWhileSending(t *testing.T) {
 	const senders = 16
 	s := newSink(-1)
-	r := testRegistry(t, s)
 	var ps probeStats
-	registerProbe(t, r, &ps)
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, s, probeType(&ps))
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("probe", "p1", nil), med("probe", "p2", nil),
 		med("passthrough", "pt", nil), adp("sink", "o", nil),
 		bind("src:out", "p1:in", ""), queueBind("p1:out", "pt:in", 8), bind("pt:out", "o:in", ""), start)

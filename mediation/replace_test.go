@@ -392,12 +392,8 @@ func (d slowDrain) Drain() []mediation.Held {
 // Send of the chain spun until it returned.
 func TestReplaceWhileDrainIsSlow(t *testing.T) {
 	s := newSink(-1)
-	r := testRegistry(t, s)
 	d := slowDrain{entered: make(chan struct{}), release: make(chan struct{})}
-	register(t, r, mediation.Type{Name: "slowdrain", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
-		New: func(map[string]any, mediation.Env) (any, error) { return d, nil }})
-	e := mediation.NewEngine(mediation.Config{Registry: r})
-	defer e.Close()
+	e := newTestEngine(t, s, mediatorType("slowdrain", d))
 	ch := build(t, e, "c", adp("rest-in", "src", nil), med("slowdrain", "x", nil), med("passthrough", "y", nil),
 		adp("rest-in", "other", nil), adp("sink", "o", nil),
 		bind("src:out", "x:in", ""), bind("x:out", "o:in", ""), bind("other:out", "o:in", ""), start)

@@ -185,6 +185,19 @@ type blockingWriter struct {
 	body    strings.Builder
 }
 
+// stalledStream opens an event stream of h for a client that does not
+// read: it returns once the client is registered and stuck writing its
+// first bytes, with done closed when the stream ends.
+func stalledStream(h http.Handler) (slow *blockingWriter, done chan struct{}) {
+	slow, done = newBlockingWriter(), make(chan struct{})
+	go func() {
+		h.ServeHTTP(slow, newRequest("GET", "/platform/events", nil))
+		close(done)
+	}()
+	<-slow.wrote
+	return slow, done
+}
+
 func newBlockingWriter() *blockingWriter {
 	return &blockingWriter{h: http.Header{}, release: make(chan struct{}), wrote: make(chan struct{}, 1)}
 }
@@ -213,13 +226,7 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
 			t.Fatal(err)
 		}
-		slow := newBlockingWriter()
-		done := make(chan struct{})
-		go func() {
-			h.ServeHTTP(slow, newRequest("GET", "/platform/events", nil))
-			close(done)
-		}()
-		<-slow.wrote // registered, and stuck writing "retry"
+		slow, done := stalledStream(h)
 		for v := range 5000 {
 			x := float64(v)
 			if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"n": &x}}); err != nil {
@@ -267,13 +274,7 @@ func TestSlowSubscriberOfBigEventsIsDisconnected(t *testing.T) {
 		if _, err := home.CreateDevice(sim.DeviceSpec{ID: "d", Type: "Heater", Properties: big}); err != nil {
 			t.Fatal(err)
 		}
-		slow := newBlockingWriter()
-		done := make(chan struct{})
-		go func() {
-			h.ServeHTTP(slow, newRequest("GET", "/platform/events", nil))
-			close(done)
-		}()
-		<-slow.wrote      // registered, and stuck writing "retry"
+		slow, done := stalledStream(h)
 		const events = 40 // about 1 MB each: 40 MB, far from clientBuffer events
 		for v := range events {
 			if _, err := home.UpdateDevice("d", sim.DeviceUpdate{Properties: map[string]any{"n": float64(v)}}); err != nil {

@@ -209,9 +209,19 @@ func TestScriptSnapshotWithinQuota(t *testing.T) {
 	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"one"}`)
 	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"two"}`)
 	f.mustDo(t, "POST", "/platform/scriptPlayer/script", `{"id":"two"}`) // replaces itself: still fits
+	var seen []string                                                    // what the refused snapshot showed the home's observers
+	stop := home.Observe(func(e sim.Event) {
+		if e.ScriptID != "" {
+			seen = append(seen, string(e.Type)+" "+e.ScriptID)
+		}
+	})
 	rec := f.do(t, "POST", "/platform/scriptPlayer/script", `{"id":"three"}`)
+	stop()
 	if rec.Code != 503 || errorCode(t, rec.Body.String()) != "busy" {
 		t.Errorf("a snapshot past the quota = %d %s, want 503 busy", rec.Code, rec.Body)
+	}
+	if len(seen) > 0 {
+		t.Errorf("the refused snapshot was added, then taken back: %q", seen)
 	}
 	if got := f.do(t, "GET", "/platform/scriptPlayer/script/three.bhv", ""); got.Code != 404 {
 		t.Errorf("the refused snapshot is in the player: %d %s", got.Code, got.Body)

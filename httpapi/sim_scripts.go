@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"errors"
 	"mime"
 	"net/http"
@@ -262,25 +263,22 @@ func (s *server) handleScriptCreate() http.Handler {
 				s.home.RemoveScript(id)
 			}
 		}
+		var src []byte
 		if content != nil {
-			if err := s.checkQuota(id, len(*content)); err != nil {
+			src = []byte(*content)
+		} else { // the home saved as a script: written first, to count towards the quota as an upload does
+			var b bytes.Buffer
+			if err := sim.WriteScript(&b, s.home, s.home.Location()); err != nil {
 				writeError(w, r, err)
 				return
 			}
-			info, err = s.home.AddScript(id, []byte(*content))
-		} else {
-			// The home's size is known once it is written: a snapshot
-			// past the quota is taken back, under scriptsMu, before any
-			// other upload counts it.
-			info, err = s.home.SaveScript(id)
-			if src, serr := s.home.ScriptSource(id); err == nil && serr == nil {
-				if qerr := s.checkQuota(id, len(src)); qerr != nil {
-					undo()
-					writeError(w, r, qerr)
-					return
-				}
-			}
+			src = b.Bytes()
 		}
+		if err := s.checkQuota(id, len(src)); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		info, err = s.home.AddScript(id, src)
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -225,3 +225,13 @@ func TestTimeSpan(t *testing.T) {
 		}
 	}
 }
+
+// TestLocation: a home's zone is its Config's, time.Local when none.
+func TestLocation(t *testing.T) {
+	tokyo := time.FixedZone("Tokyo", 9*3600)
+	for _, c := range []struct{ given, want *time.Location }{{nil, time.Local}, {time.UTC, time.UTC}, {tokyo, tokyo}} {
+		if got := MustNew(Config{WallClock: clock.NewMock(), Location: c.given}).Location(); got != c.want {
+			t.Errorf("Location() with Config.Location %v = %v, want %v", c.given, got, c.want)
+		}
+	}
+}

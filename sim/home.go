@@ -203,6 +203,11 @@ func (h *Home) Now() time.Time {
 	return time.UnixMilli(h.nowLocked()).In(h.loc)
 }
 
+// Location returns the home's time zone (Config.Location; time.Local
+// when it was nil): the zone of its date strings and of the scripts it
+// writes.
+func (h *Home) Location() *time.Location { return h.loc }
+
 // End returns the last instant of simulated time in the home: the last
 // millisecond of the year 9999, in UTC or in the home's time zone,
 // whichever comes first. A running clock, [Home.Advance] and

@@ -74,28 +74,30 @@ func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
 		}
 	}
 	homes := cfg.Homes
-	g.exempt = func(r *http.Request) bool {
-		p := r.URL.Path
+	// own returns p as the server's own path: a home's paths are the
+	// server's under /homes/<name>, and home says whether p was one.
+	own := func(p string) (path string, home bool) {
 		if name, ok := underHome(p); ok && homes != nil {
-			// What passes without the token answers alike whether the
-			// home exists or not (see homeRoutes), so that names cannot be
-			// probed: the house plan's files, / that leads there, and
-			// preflights. A home's healthz needs the token.
-			hp := "/homes/" + name
-			return preflight(r) ||
-				(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-					(p == hp+"/" || p == hp+"/simulator" || strings.HasPrefix(p, hp+"/simulator/"))
+			return pre + strings.TrimPrefix(p, "/homes/"+name), true
 		}
-		return preflight(r) ||
-			(r.Method == http.MethodGet || r.Method == http.MethodHead) &&
-				(p == pre+"/healthz" || p == pre+"/" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/"))
+		return p, false
+	}
+	g.exempt = func(r *http.Request) bool {
+		if preflight(r) {
+			return true
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			return false
+		}
+		// Under a home, what passes answers alike whether the home exists
+		// or not (see homeRoutes), so that names cannot be probed: its
+		// healthz, which would tell, needs the token.
+		p, home := own(r.URL.Path)
+		return p == pre+"/healthz" && !home || p == pre+"/" || p == pre+"/simulator" || strings.HasPrefix(p, pre+"/simulator/")
 	}
 	events := map[string]bool{pre + "/events": true, platformRoot + "/events": true}
 	g.tokenArg = func(r *http.Request) bool {
-		p := r.URL.Path
-		if name, ok := underHome(p); ok && homes != nil {
-			p = pre + strings.TrimPrefix(p, "/homes/"+name) // a home's paths are the server's own under it
-		}
+		p, _ := own(r.URL.Path)
 		return r.Method == http.MethodGet && events[p]
 	}
 	return g

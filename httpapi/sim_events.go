@@ -30,13 +30,90 @@ const DefaultEventWriteTimeout = 10 * time.Second
 // events, or than clientBytes bytes of frames (an event may carry a whole
 // device, of up to megabytes: without a bound in bytes a client that stops
 // reading would hold a gigabyte until its write times out), is
-// disconnected; the hub itself reads the home through a subscription of
-// hubBuffer events.
+// disconnected; the hub itself falls behind, and disconnects every client,
+// when hubBuffer events of the home wait for it (see hubFeed).
 const (
 	clientBuffer = 1024
 	clientBytes  = historyBytes
 	hubBuffer    = 16384
 )
+
+// hubFeed holds the events of a home that wait for the hub's pump: the
+// hub observes the home (sim.Home.Observe) and the pump takes what came in
+// batches. A queue that grows with what waits, not a channel of hubBuffer
+// events: such a channel is allocated whole (16,384 events of 216 bytes,
+// 3.5 MB) for every home with a stream open, and a minute after its last
+// stream closed, however quiet the home. It is safe for concurrent use.
+type hubFeed struct {
+	wake chan struct{} // holds a token while events wait; closed by stop
+
+	mu      sync.Mutex
+	queue   []sim.Event
+	spare   []sim.Event // the pump's last batch, emptied, for the next one
+	stopped bool
+	behind  bool // stopped because hubBuffer events waited
+}
+
+func newHubFeed() *hubFeed { return &hubFeed{wake: make(chan struct{}, 1)} }
+
+// add queues e for the pump; once hubBuffer events wait, the feed stops
+// as behind. It is the hub's observer: it runs on the goroutine that
+// delivers the home's events, and never blocks on the pump.
+func (f *hubFeed) add(e sim.Event) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped {
+		return
+	}
+	if len(f.queue) >= hubBuffer {
+		f.behind = true
+		f.stopLocked()
+		return
+	}
+	f.queue = append(f.queue, e)
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take returns the events waiting, oldest first, and whether the feed
+// stopped because it fell behind; give the batch back with done.
+func (f *hubFeed) take() (batch []sim.Event, behind bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	batch, f.queue, f.spare = f.queue, f.spare, nil
+	return batch, f.behind
+}
+
+// done gives back a batch take returned, once its events are handled, so
+// that the next reuses its memory; one grown by a burst is let go.
+func (f *hubFeed) done(batch []sim.Event) {
+	clear(batch)
+	if cap(batch) > clientBuffer {
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.spare == nil {
+		f.spare = batch[:0]
+	}
+}
+
+// stop ends the feed: add takes no more events, and the pump ends once it
+// has taken those waiting.
+func (f *hubFeed) stop() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.stopLocked()
+}
+
+func (f *hubFeed) stopLocked() {
+	if !f.stopped {
+		f.stopped = true
+		close(f.wake)
+	}
+}
 
 // envelope is the JSON of one event: the iCasa envelope {eventType, id,
 // time} and the payload of its kind. time is the simulated time in ms.
@@ -156,19 +233,22 @@ func (c *eventClient) offer(f frameOf) bool {
 	}
 }
 
-// eventHub reads the home's events through one subscription, encodes each
-// once, keeps a bounded history and hands the bytes to every connected
-// client without blocking. It runs while clients are connected, and
-// historyLinger after the last one left.
+// eventHub reads the home's events through one subscription (it observes
+// the home, through a hubFeed), encodes each once, keeps a bounded history
+// and hands the bytes to every connected client without blocking. It runs
+// while clients are connected, and historyLinger after the last one left.
 type eventHub struct {
 	home *sim.Home
 
 	mu      sync.Mutex // guards everything below
 	clients map[*eventClient]struct{}
-	sub     *sim.Subscription
-	pumping sync.WaitGroup
-	closed  bool
-	linger  *time.Timer
+	// feed has the home's events while the hub observes it (nil when it
+	// does not); unobserve ends the observation.
+	feed      *hubFeed
+	unobserve func()
+	pumping   sync.WaitGroup
+	closed    bool
+	linger    *time.Timer
 	// run names the current subscription: random, drawn when it starts,
 	// it is the first part of every SSE id sent through it (run-seq). A
 	// change made while nothing watched the home has no sequence number,
@@ -225,15 +305,17 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 		hub.linger.Stop()
 		hub.linger = nil
 	}
-	if hub.sub == nil {
-		hub.sub = hub.home.Subscribe(hubBuffer)
-		// The subscription has every change after the one EventSeq
-		// returns now, and maybe a few before it, which pump skips.
+	if hub.feed == nil {
+		// The feed has every change after the one EventSeq returns
+		// now, and maybe a few before it, which pump skips. Observe may
+		// call feed.add before it returns: add takes no lock of the hub.
+		hub.feed = newHubFeed()
+		hub.unobserve = hub.home.Observe(hub.feed.add)
 		seq := hub.home.EventSeq()
 		hub.run = fmt.Sprintf("%016x", rand.Uint64())
 		hub.history, hub.hbytes, hub.after, hub.last = nil, 0, seq, seq
 		hub.pumping.Add(1)
-		go hub.pump(hub.sub, hub.run)
+		go hub.pump(hub.feed, hub.run)
 	}
 	if lastID == "" {
 		return c, nil, true
@@ -262,14 +344,13 @@ func (hub *eventHub) leave(c *eventClient) {
 		delete(hub.clients, c)
 		close(c.ch)
 	}
-	if len(hub.clients) == 0 && hub.sub != nil && hub.linger == nil && !hub.closed {
-		sub := hub.sub
+	if len(hub.clients) == 0 && hub.feed != nil && hub.linger == nil && !hub.closed {
+		feed := hub.feed
 		hub.linger = time.AfterFunc(historyLinger, func() {
 			hub.mu.Lock()
 			defer hub.mu.Unlock()
-			if hub.sub == sub && len(hub.clients) == 0 {
-				hub.sub.Close()
-				hub.sub = nil
+			if hub.feed == feed && len(hub.clients) == 0 {
+				hub.stopFeed()
 				hub.history, hub.hbytes = nil, 0
 			}
 			hub.linger = nil
@@ -289,38 +370,69 @@ func (hub *eventHub) record(f frameOf) {
 		hub.after = hub.history[drop].seq
 		drop++
 	}
-	if drop > 0 {
-		hub.history = append(hub.history[:0:0], hub.history[drop:]...)
-	}
+	// Forgotten by slicing, not by a copy of the rest: once full, the
+	// history forgets a frame with every frame it records, and a copy of
+	// its 4,096 frames each time cost more than the event did. The
+	// frames' bytes are let go at once; their slots when append moves
+	// the history to a new array, a copy every thousand frames or so.
+	clear(hub.history[:drop])
+	hub.history = hub.history[drop:]
 }
 
-// pump delivers the events of sub until it ends. When the hub itself fell
-// behind (its subscription was dropped), every client is disconnected:
-// each must know it missed events.
-func (hub *eventHub) pump(sub *sim.Subscription, run string) {
+// stopFeed ends the observation of the home; the pump ends once it has
+// handed on what was waiting. hub.mu is held.
+func (hub *eventHub) stopFeed() {
+	hub.unobserve()
+	hub.feed.stop()
+	hub.feed, hub.unobserve = nil, nil
+}
+
+// pump delivers the events of feed until it stops. When the hub itself
+// fell behind, every client is disconnected: each must know it missed
+// events.
+func (hub *eventHub) pump(feed *hubFeed, run string) {
 	defer hub.pumping.Done()
-	for e := range sub.C {
-		f := frameOf{seq: e.Seq, b: frame(run, e)}
-		hub.mu.Lock()
-		if f.seq <= hub.last { // made before the subscription started (see join)
-			hub.mu.Unlock()
-			continue
-		}
-		hub.record(f)
-		for c := range hub.clients {
-			if !c.offer(f) { // too slow: disconnect it rather than wait
-				delete(hub.clients, c)
-				close(c.ch)
-			}
-		}
-		hub.mu.Unlock()
+	for range feed.wake {
+		hub.handWaiting(feed, run)
+	}
+	// wake is closed once the feed stopped: what came after the last
+	// token is handed on, then the pump ends.
+	if !hub.handWaiting(feed, run) {
+		return
 	}
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
-	if hub.sub == sub { // dropped by the home, not stopped by leave
-		hub.sub = nil
+	if hub.feed == feed {
+		hub.stopFeed()
 		hub.history, hub.hbytes = nil, 0
 		for c := range hub.clients {
+			delete(hub.clients, c)
+			close(c.ch)
+		}
+	}
+}
+
+// handWaiting hands on the events waiting in feed, and reports whether
+// the feed stopped because the hub fell behind.
+func (hub *eventHub) handWaiting(feed *hubFeed, run string) (behind bool) {
+	batch, behind := feed.take()
+	for _, e := range batch {
+		hub.hand(frameOf{seq: e.Seq, b: frame(run, e)})
+	}
+	feed.done(batch)
+	return behind
+}
+
+// hand records f and offers it to every client.
+func (hub *eventHub) hand(f frameOf) {
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	if f.seq <= hub.last { // made before the feed started (see join)
+		return
+	}
+	hub.record(f)
+	for c := range hub.clients {
+		if !c.offer(f) { // too slow: disconnect it rather than wait
 			delete(hub.clients, c)
 			close(c.ch)
 		}
@@ -339,9 +451,8 @@ func (hub *eventHub) close() {
 		delete(hub.clients, c)
 		close(c.ch)
 	}
-	if hub.sub != nil {
-		hub.sub.Close()
-		hub.sub = nil
+	if hub.feed != nil {
+		hub.stopFeed()
 	}
 	hub.mu.Unlock()
 	hub.pumping.Wait()

@@ -1,0 +1,130 @@
+package httpapi
+
+import (
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+func newHubHome(t *testing.T) *sim.Home {
+	t.Helper()
+	h, err := sim.New(sim.Config{WallClock: clock.NewMock(), Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CreateZone(sim.ZoneSpec{ID: "kitchen", RightX: 100, BottomY: 100}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// touch makes one change of the home's zone: one event.
+func touch(t *testing.T, h *sim.Home, v float64) {
+	t.Helper()
+	if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &v}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A home with a stream open holds what its events need, not a buffer of
+// hubBuffer events (3.5 MB) allocated whole for every streamed home.
+func TestEventHubHoldsWhatWaits(t *testing.T) {
+	const n = 16
+	homes := make([]*sim.Home, n)
+	for i := range homes {
+		homes[i] = newHubHome(t)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	hubs := make([]*eventHub, n)
+	for i, h := range homes {
+		hubs[i] = &eventHub{home: h}
+		c, _, ok := hubs[i].join("")
+		if !ok {
+			t.Fatal("join refused")
+		}
+		touch(t, h, float64(i))
+		if f := <-c.ch; f.seq == 0 {
+			t.Fatalf("frame %q without a number", f.b)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	for _, hub := range hubs {
+		hub.close()
+	}
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	t.Logf("%d bytes per home with a stream open", per)
+	if per > 256<<10 {
+		t.Errorf("a home with one stream open holds %d bytes more, want at most 256 KiB", per)
+	}
+}
+
+// When hubBuffer events wait for the hub (its pump held up), the hub falls
+// behind: every client is disconnected, and the next one to join starts a
+// new run.
+func TestEventHubFallsBehind(t *testing.T) {
+	h := newHubHome(t)
+	hub := &eventHub{home: h}
+	defer hub.close()
+	c, _, _ := hub.join("")
+	run := hub.run
+	feed := hub.feed
+	behind := func() bool {
+		feed.mu.Lock()
+		defer feed.mu.Unlock()
+		return feed.behind
+	}
+	hub.mu.Lock() // the pump waits to hand on its first batch
+	for i := 0; !behind(); i++ {
+		if i > 2*hubBuffer {
+			t.Fatalf("%d events wait, and the hub is not behind", i)
+		}
+		touch(t, h, float64(i))
+	}
+	hub.mu.Unlock()
+	for range c.ch { // what was handed on, then the end
+	}
+	hub.pumping.Wait()
+	c2, missed, ok := hub.join(run + "-5")
+	if !ok {
+		t.Fatal("join refused after the hub fell behind")
+	}
+	if hub.run == run {
+		t.Errorf("the run %s went on after the hub fell behind", run)
+	}
+	if len(missed) != 1 || !strings.HasPrefix(string(missed[0].b), "id: "+hub.run+"-") {
+		t.Errorf("a client of the old run got %d frames, want one reset of the new run %s", len(missed), hub.run)
+	}
+	touch(t, h, -1)
+	if f := <-c2.ch; f.seq != h.EventSeq() {
+		t.Errorf("the new run's first frame is %d, want %d", f.seq, h.EventSeq())
+	}
+}
+
+// Once the history is full, recording a frame forgets the oldest without
+// copying the rest (a copy of 4,096 frames for every event).
+func TestEventHubRecordsWithoutCopies(t *testing.T) {
+	hub := &eventHub{}
+	b := []byte("id: 1\n\n")
+	seq := uint64(0)
+	for range 2 * historyEvents {
+		seq++
+		hub.record(frameOf{seq: seq, b: b})
+	}
+	if a := testing.AllocsPerRun(1000, func() {
+		seq++
+		hub.record(frameOf{seq: seq, b: b})
+	}); a != 0 {
+		t.Errorf("recording a frame in a full history allocates %v times, want 0 on average", a)
+	}
+	if len(hub.history) != historyEvents || hub.history[0].seq != hub.after+1 || hub.last != seq {
+		t.Errorf("history of %d frames from %d (after %d, last %d), want %d frames after %d up to %d",
+			len(hub.history), hub.history[0].seq, hub.after, hub.last, historyEvents, seq-historyEvents, seq)
+	}
+}

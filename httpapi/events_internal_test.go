@@ -10,7 +10,7 @@ import (
 	"github.com/pervasim/pervasim/sim"
 )
 
-func newHubHome(t *testing.T) *sim.Home {
+func newHubHome(t testing.TB) *sim.Home {
 	t.Helper()
 	h, err := sim.New(sim.Config{WallClock: clock.NewMock(), Paused: true})
 	if err != nil {
@@ -23,7 +23,7 @@ func newHubHome(t *testing.T) *sim.Home {
 }
 
 // touch makes one change of the home's zone: one event.
-func touch(t *testing.T, h *sim.Home, v float64) {
+func touch(t testing.TB, h *sim.Home, v float64) {
 	t.Helper()
 	if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &v}}); err != nil {
 		t.Fatal(err)
@@ -126,5 +126,45 @@ func TestEventHubRecordsWithoutCopies(t *testing.T) {
 	if len(hub.history) != historyEvents || hub.history[0].seq != hub.after+1 || hub.last != seq {
 		t.Errorf("history of %d frames from %d (after %d, last %d), want %d frames after %d up to %d",
 			len(hub.history), hub.history[0].seq, hub.after, hub.last, historyEvents, seq-historyEvents, seq)
+	}
+}
+
+// BenchmarkEventHub measures a change of a home with one event stream
+// open, from the change to the frame the client receives; the changes wait
+// for the client every 256 frames, so that it is never too far behind.
+func BenchmarkEventHub(b *testing.B) {
+	const pace = 256
+	h := newHubHome(b)
+	hub := &eventHub{home: h}
+	defer hub.close()
+	c, _, _ := hub.join("")
+	progress := make(chan int, b.N/pace+1)
+	go func() {
+		defer close(progress)
+		n := 0
+		for f := range c.ch {
+			c.take(f, true)
+			if n++; n%pace == 0 || n == b.N {
+				progress <- n
+			}
+			if n == b.N {
+				return
+			}
+		}
+	}()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if i >= pace && i%pace == 0 {
+			<-progress
+		}
+		touch(b, h, float64(i))
+	}
+	last := 0
+	for n := range progress {
+		last = n
+	}
+	if last != b.N {
+		b.Fatalf("the client got %d frames of %d", last, b.N)
 	}
 }

@@ -46,7 +46,13 @@ func encodeOr(w http.ResponseWriter, status int, v any, printable func() any) {
 var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // readBody reads the whole request body, at most limit bytes.
+// A body whose declared length is over the limit is refused unread: a
+// client that waits for 100 Continue is not asked to send it, and one that
+// never sends it does not hold the request open.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if r.ContentLength > limit {
+		return nil, invalidLimit(limit)
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -408,6 +409,45 @@ func TestBodyTooLarge(t *testing.T) {
 	}
 	if got := f.mustDo(t, "GET", "/platform/zones/zones", "").Body.String(); strings.TrimSpace(got) != "[]" {
 		t.Errorf("zones after a rejected body = %s, want []", got)
+	}
+}
+
+// unreadBody is a request body that fails the test when read.
+type unreadBody struct{ t *testing.T }
+
+func (b unreadBody) Read([]byte) (int, error) {
+	b.t.Error("the body of a request declared over the limit was read")
+	return 0, io.EOF
+}
+
+// TestDeclaredBodyTooLargeIsNotRead: a body whose Content-Length is over
+// the limit is refused before it is read, so that a client waiting for
+// 100 Continue is not asked for it and one that never sends it does not
+// hold the request.
+func TestDeclaredBodyTooLargeIsNotRead(t *testing.T) {
+	f := newFixture(t)
+	f.mustDo(t, "POST", "/mediation/c", "")
+	f.mustDo(t, "POST", "/mediation/c/adapter/rest-in/in", "")
+	for _, tc := range []struct{ method, path, contentType string }{
+		{"POST", "/platform/zones/zone", "application/json"},
+		{"PUT", "/platform/clocks/clock/default", "application/json"},
+		{"POST", "/platform/scriptPlayer/script?id=s", "application/xml"},
+		{"POST", "/mediation/c/bindings", "application/x-www-form-urlencoded"},
+		{"POST", "/mediation/", "application/xml"},
+		{"POST", "/mediation/runtime/c/components/in/data", "text/plain"},
+	} {
+		req := newRequest(tc.method, tc.path, unreadBody{t})
+		req.ContentLength = 1<<20 + 1
+		req.Header.Set("Content-Type", tc.contentType)
+		req.Header.Set("Expect", "100-continue")
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, req)
+		if rec.Code != http.StatusRequestEntityTooLarge || errorCode(t, rec.Body.String()) != "too_large" {
+			t.Errorf("%s %s declaring %d bytes = %d %s, want 413 too_large", tc.method, tc.path, req.ContentLength, rec.Code, rec.Body)
+		}
+	}
+	if got := f.mustDo(t, "GET", "/platform/zones/zones", "").Body.String(); strings.TrimSpace(got) != "[]" {
+		t.Errorf("zones after rejected bodies = %s, want []", got)
 	}
 }
 

@@ -332,6 +332,29 @@ func TestStructureBounds(t *testing.T) {
 	}
 }
 
+// TestBoundsAfterValidity: at a bound, what could never be added is
+// invalid, not busy: busy asks the client to try again later.
+func TestBoundsAfterValidity(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{MaxComponents: 2, MaxBindings: 1})
+	defer e.Close()
+	ch := build(t, e, "a", med("passthrough", "p", nil), med("passthrough", "q", nil), bind("p:out", "q:in", ""))
+	if _, err := ch.AddAdapter("rest-out", "r", map[string]any{"capacity": -1.0}); errKind(err) != "invalid" {
+		t.Errorf("a component with a bad property at the bound = %v, want invalid", err)
+	}
+	if _, err := ch.AddMediator("passthrough", "s", nil); errKind(err) != "busy" {
+		t.Errorf("a valid third component = %v, want busy", err)
+	}
+	if _, err := ch.Bind("q:out", "p:in", "", nil); errKind(err) != "invalid" {
+		t.Errorf("a binding closing a loop at the bound = %v, want invalid", err)
+	}
+	if _, err := ch.Bind("q:out", "p:in", "queue", map[string]any{"capacity": -1.0}); errKind(err) != "invalid" {
+		t.Errorf("a binding with a bad property at the bound = %v, want invalid", err)
+	}
+	if info, err := ch.Info(); err != nil || len(info.Bindings) != 1 {
+		t.Errorf("bindings after refusals = %v, %v; want 1", info.Bindings, err)
+	}
+}
+
 // TestInOutAdapterIsTwoBorders: a chain may run out of an in-out adapter
 // and back into it (Cilia's gui-adapter and endpoint adapters do): what
 // reaches its in side leaves the chain, and what it emits while

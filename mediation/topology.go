@@ -64,13 +64,16 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 	if _, err := ch.find(id); err == nil {
 		return nil, errorf(ErrConflict, "component %s already exists in chain %s", id, ch.id)
 	}
-	if len(ch.order) >= ch.eng.maxComponents {
-		return nil, errorf(ErrBusy, "chain %s has %d components, the most it may have (the engine's MaxComponents; the server's -max-components)", ch.id, len(ch.order))
-	}
 	owner := new(atomic.Pointer[comp]) // set once c exists: see countError
 	impl, in, out, err := ch.build(t, id, props, owner)
 	if err != nil {
 		return nil, err
+	}
+	// The bound is checked once the component is known to be valid: what
+	// can never be added is invalid, not busy (which asks to try again).
+	if len(ch.order) >= ch.eng.maxComponents {
+		closeImpl(impl)
+		return nil, errorf(ErrBusy, "chain %s has %d components, the most it may have (the engine's MaxComponents; the server's -max-components)", ch.id, len(ch.order))
 	}
 	c := &comp{ch: ch, id: id, typ: t, uuid: ch.id + "/" + id + "/" + newUUID(), created: ch.eng.clock.Now(), made: ch.eng.made.Add(1),
 		props: props, in: in, out: out, border: t.Kind == KindAdapter && t.Pattern == PatternInOut}
@@ -558,9 +561,6 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	if ch.findBinding(fe, te) != nil {
 		return BindingInfo{}, errorf(ErrConflict, "binding %s -> %s already exists", from, to)
 	}
-	if len(ch.bindings) >= ch.eng.maxBindings {
-		return BindingInfo{}, errorf(ErrBusy, "chain %s has %d bindings, the most it may have (the engine's MaxBindings; the server's -max-bindings)", ch.id, len(ch.bindings))
-	}
 	b := &binding{ch: ch, from: fc, fromPort: fe.Port, toPort: te.Port, linker: le.name, props: cloneMap(props)}
 	b.source.Store(fc)
 	b.target.Store(tc)
@@ -590,6 +590,12 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	if loop := findDirectLoop(edges); loop != nil {
 		link.Close()
 		return BindingInfo{}, directLoopf("binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
+	}
+	// The bound is checked last: a binding that can never be made (bad
+	// properties, a loop) is invalid, not busy (which asks to try again).
+	if len(ch.bindings) >= ch.eng.maxBindings {
+		link.Close()
+		return BindingInfo{}, errorf(ErrBusy, "chain %s has %d bindings, the most it may have (the engine's MaxBindings; the server's -max-bindings)", ch.id, len(ch.bindings))
 	}
 	ch.bindings = append(ch.bindings, b)
 	ch.topoBegin()

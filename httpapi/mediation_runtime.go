@@ -99,7 +99,10 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 		m.Content = string(body)
 	}
 	for k, v := range fields {
-		if name, ok := strings.CutPrefix(k, "prop."); ok && name != "" {
+		if k == "prop." {
+			return m, invalidf("field %q names no property: send prop.<name>=<value>", k)
+		}
+		if name, ok := strings.CutPrefix(k, "prop."); ok {
 			if m.Properties == nil {
 				m.Properties = map[string]any{}
 			}

@@ -345,6 +345,27 @@ func TestMediationShapes(t *testing.T) {
 	}
 }
 
+// TestMessagePropertyWithoutName: prop. with no name is 400 and sends
+// nothing, rather than a message without the property.
+func TestMessagePropertyWithoutName(t *testing.T) {
+	f := newFixture(t)
+	for _, s := range pipeline {
+		f.med(t, s)
+	}
+	for _, tc := range []struct{ query, ct, body string }{
+		{"?prop.=x", "application/json", `{"t":1}`},
+		{"", form, "content=hello&prop.=x"},
+	} {
+		rec := f.doType(t, "POST", "/mediation/runtime/c/components/in/data"+tc.query, tc.ct, tc.body)
+		if rec.Code != http.StatusBadRequest || errorCode(t, rec.Body.String()) != "invalid" {
+			t.Errorf("POST data%s %q = %d %s, want 400 invalid", tc.query, tc.body, rec.Code, rec.Body)
+		}
+	}
+	if d := jsonDiff(t, `{"messages":[]}`, f.mustDo(t, "GET", "/mediation/runtime/c/components/out/data", "").Body.String()); d != "" {
+		t.Errorf("messages after refusals (-want +got):\n%s", d)
+	}
+}
+
 // TestMessageBodies: what a POST to a rest-in's data sends, body by body:
 // text (even empty or blank) is the content as it is; without a body, the
 // query's content field is the content, else it is null.

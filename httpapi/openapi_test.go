@@ -133,6 +133,12 @@ func checkAgainstSpec(tb testing.TB, req *http.Request, body []byte, rec *httpte
 	}
 	r2.Body = io.NopCloser(bytes.NewReader(body))
 	if res.StatusCode < 300 {
+		if len(bytes.TrimSpace(body)) == 0 {
+			// The server reads a blank body as none, whatever its label:
+			// the document's optional bodies are absent.
+			r2.Body, r2.ContentLength = http.NoBody, 0
+			r2.Header.Del("Content-Type")
+		}
 		if ok, errs := v.ValidateHttpRequestSync(r2); !ok {
 			for _, e := range errs {
 				if strings.Contains(e.Reason, "cannot unmarshal number") {

@@ -102,14 +102,15 @@ type Config struct {
 }
 
 // sharedBounds are the bounds of a whole server, whose homes under /homes
-// count towards them too.
+// count towards them too, and the router its homes share.
 type sharedBounds struct {
 	streams atomic.Int64 // event streams open
 	// scriptsMu is held while a script is checked against the quota and
 	// added, in any home, so that uploads cannot pass the quota together.
-	scriptsMu sync.Mutex
-	homes     *Homes    // the server's homes (nil: none)
-	home      *sim.Home // the server's own
+	scriptsMu  sync.Mutex
+	homes      *Homes    // the server's homes (nil: none)
+	home       *sim.Home // the server's own
+	homeRoutes sharedRoutes
 }
 
 // scriptBytes returns the bytes of scripts that every home holds.
@@ -218,7 +219,8 @@ func NewHandler(cfg Config) *Handler {
 	if cfg.KeepAlive <= 0 {
 		cfg.KeepAlive = DefaultKeepAlive
 	}
-	if cfg.shared == nil {
+	home := cfg.shared != nil // a home of /homes: its server gave it what they share
+	if !home {
 		cfg.shared = &sharedBounds{homes: cfg.Homes, home: cfg.Home}
 	}
 	s := &server{cfg: cfg, homes: cfg.Homes, shared: cfg.shared, home: cfg.Home, engine: cfg.Engine, maxBody: cfg.MaxBodyBytes,
@@ -226,18 +228,27 @@ func NewHandler(cfg Config) *Handler {
 		maxStreams: cmp.Or(cfg.MaxEventClients, DefaultMaxEventClients), writeTimeout: cmp.Or(cfg.EventWriteTimeout, DefaultEventWriteTimeout),
 		stamps: map[string]stamp{}, scriptsQuota: cmp.Or(cfg.ScriptsQuota, DefaultScriptsQuota), log: cmp.Or(cfg.Logger, slog.Default())}
 	s.syncScripts()
-	r := newRouteGroups(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	notFound := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundRoute(r))
-	}))
+	})
 	pre := cleanPrefix(cfg.Prefix)
 	m := ""
 	if cfg.Engine != nil {
 		m = pre + "/" + strings.Trim(cfg.MediationRoot, "/")
 	}
 	p := pre + "/" + strings.Trim(cfg.PlatformRoot, "/")
-	s.routes(r, pre, p, m)
-	if s.homes != nil {
-		s.homeRoutes(r)
+	var r http.Handler
+	if home && pre != "" {
+		l := &routeList{}
+		s.routes(l, pre, p, m)
+		r = cfg.shared.homeRoutes.routesOf(l, pre, notFound)
+	} else {
+		g := newRouteGroups(notFound)
+		s.routes(g, pre, p, m)
+		if s.homes != nil {
+			s.homeRoutes(g)
+		}
+		r = g
 	}
 	var inner http.Handler = r
 	if cfg.Middleware != nil {

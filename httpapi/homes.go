@@ -356,8 +356,8 @@ func (s *server) homeRoutes(r router) {
 		http.Redirect(w, r, "/homes/"+url.PathEscape(routeVar(r, "home"))+"/simulator", http.StatusFound)
 	})})
 	r.Handle("/homes/{home}/simulator", methods{"GET": homePlan})
-	r.PathPrefix("/homes/{home}/simulator/").Handler(methods{"GET": homePlan})
-	r.PathPrefix("/homes/{home}/").Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	r.HandlePrefix("/homes/{home}/simulator/", methods{"GET": homePlan})
+	r.HandlePrefix("/homes/{home}/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if preflight(r) {
 			w.Header()["Allow"] = corsMethods
 			w.WriteHeader(http.StatusOK)

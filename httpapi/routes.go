@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -77,8 +79,9 @@ func (s *server) routes(r router, pre, p, m string) {
 	r.Handle(p+"/events", events)
 	r.Handle(pre+"/events", events)
 	r.Handle(pre+"/openapi.json", methods{"GET": s.handleOpenAPI(sync.OnceValue(func() []byte { return openAPI(pre, p, m, s.homes != nil) }))})
-	r.Handle(pre+"/simulator", methods{"GET": s.handleSimulator(pre, p)})
-	r.PathPrefix(pre + "/simulator/").Handler(methods{"GET": s.handleSimulator(pre, p)})
+	plan := methods{"GET": s.handleSimulator(pre, p)}
+	r.Handle(pre+"/simulator", plan)
+	r.HandlePrefix(pre+"/simulator/", plan)
 
 	if m == "" {
 		return
@@ -125,9 +128,10 @@ func (s *server) routes(r router, pre, p, m string) {
 
 // router is what routes and homeRoutes register on: routeGroups, or (to
 // check that groups change no answer) anything with gorilla/mux's order.
+// Handle registers a path template, HandlePrefix a prefix of paths.
 type router interface {
 	Handle(path string, h http.Handler)
-	PathPrefix(prefix string) *mux.Route
+	HandlePrefix(prefix string, h http.Handler)
 }
 
 // routeGroups is the server's router. gorilla/mux tries routes one after
@@ -233,16 +237,26 @@ func routeVar(r *http.Request, name string) string {
 	return path[strings.LastIndexByte(path, '/')+1:]
 }
 
-// PathPrefix registers a prefix route on the root.
-func (g *routeGroups) PathPrefix(prefix string) *mux.Route { return g.root.PathPrefix(prefix) }
+// HandlePrefix registers a prefix route on the root.
+func (g *routeGroups) HandlePrefix(prefix string, h http.Handler) {
+	g.root.PathPrefix(prefix).Handler(h)
+}
 
-func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Routes match the decoded path, where an escaped slash would split an
-	// id into two segments, or make another route's path of it: no id
-	// holds a slash, so a path that escapes one is 400. (RawPath is set
-	// only when the path's escaping is not the default, as %2F's is.)
+// escapedSlash answers a request whose path escapes a slash, and reports
+// whether it did. Routes match the decoded path, where an escaped slash
+// would split an id into two segments, or make another route's path of
+// it: no id holds a slash, so a path that escapes one is 400. (RawPath is
+// set only when the path's escaping is not the default, as %2F's is.)
+func escapedSlash(w http.ResponseWriter, r *http.Request) bool {
 	if raw := r.URL.RawPath; raw != "" && strings.Contains(strings.ToLower(raw), "%2f") {
 		writeError(w, r, invalidf("%s: no id or name contains \"/\" (sent as %%2F)", truncateID(r.URL.Path)))
+		return true
+	}
+	return false
+}
+
+func (g *routeGroups) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if escapedSlash(w, r) {
 		return
 	}
 	path := r.URL.Path
@@ -293,3 +307,135 @@ func groupOf(path string) (string, bool) {
 
 // pathID returns the {id} variable of the route; the domain judges it.
 func pathID(r *http.Request) string { return routeVar(r, "id") }
+
+// sharedRoutes is the router the homes of one server share. Every home of
+// /homes serves the same routes under its own prefix, and compiled for
+// each home (gorilla/mux makes a regular expression of every route) they
+// took 290 KB a home. They are compiled once instead, without the prefix,
+// each route with a slot: a home matches a request's path without its
+// prefix there, and the slot calls the home's own handler of that route
+// with the request as it came. It is safe for concurrent use.
+type sharedRoutes struct {
+	once   sync.Once
+	r      *routeGroups
+	routes []listedRoute // the templates, without the prefix, in slot order
+}
+
+// routesOf returns the routes l of a home, whose paths all start with
+// pre: on the shared router, or, should the home's routes not be the
+// shared ones (they are: every home has the same roots and an engine), on
+// a router of its own.
+func (sr *sharedRoutes) routesOf(l *routeList, pre string, notFound http.Handler) http.Handler {
+	sr.once.Do(func() {
+		sr.r = newRouteGroups(slot(-1))
+		for i, rt := range l.routes {
+			rt.path = strings.TrimPrefix(rt.path, pre)
+			sr.routes = append(sr.routes, rt)
+			rt.register(sr.r, slot(i))
+		}
+	})
+	if !sr.fits(l, pre) {
+		r := newRouteGroups(notFound)
+		for _, rt := range l.routes {
+			rt.register(r, rt.h)
+		}
+		return r
+	}
+	return &prefixedRoutes{pre: pre, l: l, notFound: notFound, shared: sr.r}
+}
+
+// fits reports whether l is the shared routes under the prefix pre.
+func (sr *sharedRoutes) fits(l *routeList, pre string) bool {
+	if len(l.routes) != len(sr.routes) {
+		return false
+	}
+	for i, rt := range l.routes {
+		if shared := sr.routes[i]; rt.prefix != shared.prefix || rt.path != pre+shared.path {
+			return false
+		}
+	}
+	return true
+}
+
+// routeList is a router that lists the routes registered, in order.
+type routeList struct{ routes []listedRoute }
+
+// listedRoute is one route of a routeList: a path template, or a prefix.
+type listedRoute struct {
+	path   string
+	prefix bool
+	h      http.Handler
+}
+
+func (l *routeList) Handle(path string, h http.Handler) {
+	l.routes = append(l.routes, listedRoute{path: path, h: h})
+}
+
+func (l *routeList) HandlePrefix(prefix string, h http.Handler) {
+	l.routes = append(l.routes, listedRoute{path: prefix, prefix: true, h: h})
+}
+
+// register registers the route on r, with the handler h.
+func (rt listedRoute) register(r router, h http.Handler) {
+	if rt.prefix {
+		r.HandlePrefix(rt.path, h)
+	} else {
+		r.Handle(rt.path, h)
+	}
+}
+
+// prefixedRoutes serves the routes of one home, l, through the shared
+// router: its paths are those of the shared routes under the prefix pre.
+type prefixedRoutes struct {
+	pre      string
+	l        *routeList
+	notFound http.Handler
+	shared   *routeGroups
+}
+
+// slotCall is what a slot of the shared router needs of the request it
+// serves: the home's routes, and the request's URL as it came; stripped is
+// the URL without the prefix, which the shared router matches.
+type slotCall struct {
+	routes   *prefixedRoutes
+	url      *url.URL
+	stripped url.URL
+}
+
+type slotKey struct{}
+
+func (p *prefixedRoutes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if escapedSlash(w, r) {
+		return
+	}
+	rest, ok := strings.CutPrefix(r.URL.Path, p.pre)
+	if !ok || !strings.HasPrefix(rest, "/") {
+		p.notFound.ServeHTTP(w, r)
+		return
+	}
+	c := &slotCall{routes: p, url: r.URL, stripped: *r.URL}
+	c.stripped.Path, c.stripped.RawPath = rest, ""
+	matched := r.WithContext(context.WithValue(r.Context(), slotKey{}, c))
+	matched.URL = &c.stripped
+	p.shared.ServeHTTP(w, matched)
+}
+
+// slot is the handler of the shared router's route i (-1: no route): it
+// calls the handler of that route of the home whose request it is, with
+// the request's URL as it came, and the route's variables.
+func slot(i int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Context().Value(slotKey{}).(*slotCall)
+		if c == nil { // not through prefixedRoutes: cannot happen
+			writeError(w, r, notFoundRoute(r))
+			return
+		}
+		r = r.WithContext(r.Context())
+		r.URL = c.url
+		if i < 0 {
+			c.routes.notFound.ServeHTTP(w, r)
+			return
+		}
+		c.routes.l.routes[i].h.ServeHTTP(w, r)
+	})
+}

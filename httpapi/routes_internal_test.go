@@ -62,7 +62,7 @@ func TestRouteGroups(t *testing.T) {
 	g.Handle("/a/{x}/d", reply("root"))
 	g.Handle("/a/b/{x}/e", reply("group-var"))
 	g.Handle("/top", reply("top"))
-	g.PathPrefix("/files/").Handler(reply("files"))
+	g.HandlePrefix("/files/", reply("files"))
 	for path, want := range map[string]string{
 		"/a/b/c":     "group ",
 		"/a/b/d":     "root b",
@@ -143,23 +143,21 @@ type recordedRoute struct {
 // routeRecorder is a router that records the server's registrations, in
 // order.
 type routeRecorder struct {
-	routes  []recordedRoute
-	scratch *mux.Router
+	routes []recordedRoute
 }
 
 func (r *routeRecorder) Handle(path string, _ http.Handler) {
 	r.routes = append(r.routes, recordedRoute{template: path})
 }
 
-func (r *routeRecorder) PathPrefix(prefix string) *mux.Route {
+func (r *routeRecorder) HandlePrefix(prefix string, _ http.Handler) {
 	r.routes = append(r.routes, recordedRoute{template: prefix, prefix: true})
-	return r.scratch.NewRoute() // its handler is not used
 }
 
 // serverRoutes returns the server's routes, with homes and mediation.
 func serverRoutes(t testing.TB) []recordedRoute {
 	s := &server{homes: &Homes{}}
-	rec := &routeRecorder{scratch: mux.NewRouter()}
+	rec := &routeRecorder{}
 	s.routes(rec, "", "/platform", "/mediation")
 	s.homeRoutes(rec)
 	return rec.routes
@@ -186,7 +184,7 @@ func FuzzServerRoutesAsOneRouter(f *testing.F) {
 		ours := reply(rt.template, routeVar)
 		theirs := reply(rt.template, func(r *http.Request, v string) string { return mux.Vars(r)[v] })
 		if rt.prefix {
-			g.PathPrefix(rt.template).Handler(ours)
+			g.HandlePrefix(rt.template, ours)
 			one.PathPrefix(rt.template).Handler(theirs)
 			continue
 		}
@@ -201,6 +199,52 @@ func FuzzServerRoutesAsOneRouter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, path string) {
 		if got, want := answerPath(g, path), answerPath(one, path); got != want {
 			t.Errorf("%q: route groups answer %q, one router %q", path, got, want)
+		}
+	})
+}
+
+// FuzzHomeRoutesAsTheirOwn: for any path, a home's routes served through
+// the router its server's homes share pick the route, the variables and
+// the path that the same routes would on a router of the home's own.
+func FuzzHomeRoutesAsTheirOwn(f *testing.F) {
+	reply := func(name string) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.WriteString(w, name+" path="+r.URL.Path)
+			for _, v := range []string{"id", "chain", "type"} {
+				io.WriteString(w, " "+v+"="+routeVar(r, v))
+			}
+		})
+	}
+	listOf := func(pre string) *routeList {
+		l := &routeList{}
+		(&server{}).routes(l, pre, pre+"/platform", pre+"/mediation")
+		for i := range l.routes {
+			l.routes[i].h = reply(l.routes[i].path)
+		}
+		return l
+	}
+	sr := &sharedRoutes{}
+	if _, ok := sr.routesOf(listOf("/homes/first"), "/homes/first", reply("404")).(*prefixedRoutes); !ok {
+		f.Fatal("the first home's routes are not on the shared router")
+	}
+	lab := listOf("/homes/lab")
+	shared, ok := sr.routesOf(lab, "/homes/lab", reply("404")).(*prefixedRoutes)
+	if !ok {
+		f.Fatal("the lab's routes are not on the shared router")
+	}
+	own := newRouteGroups(reply("404"))
+	for _, rt := range lab.routes {
+		rt.register(own, rt.h)
+	}
+	for _, p := range []string{"/homes/lab/platform/devices/device/d7", "/homes/lab/platform/devices/device/",
+		"/homes/lab/platform/devices/devices", "/homes/lab/mediation/c1/components/x", "/homes/lab/mediation/runtime/c1/components/a/data",
+		"/homes/lab/mediation/c/adapter/rest-in/i", "/homes/lab/", "/homes/lab", "/homes/labx/platform/zones/zones",
+		"/homes/lab/simulator/app.js", "/homes/lab/simulator", "/homes/lab//platform", "/homes/first/healthz", "/"} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		if got, want := answerPath(shared, path), answerPath(own, path); got != want {
+			t.Errorf("%q: the shared router answers %q, the home's own %q", path, got, want)
 		}
 	})
 }

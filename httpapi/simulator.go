@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -53,14 +54,7 @@ const (
 // its asset paths as URLs relative to the requested path, so that the page
 // works under any root and behind a proxy that adds a path prefix.
 func (s *server) handleSimulator(pre, platformRoot string) http.Handler {
-	files, err := fs.Sub(webFiles, "web")
-	if err != nil {
-		panic(err) // the embedded tree always has web/
-	}
-	index, err := fs.ReadFile(files, "index.html")
-	if err != nil {
-		panic(err)
-	}
+	files, index := webTree()
 	root := strings.Trim(strings.TrimPrefix(platformRoot, pre), "/")
 	start := time.Now()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -100,6 +94,20 @@ func (s *server) handleSimulator(pre, platformRoot string) http.Handler {
 		http.ServeContent(w, r, name, start, bytes.NewReader(body))
 	})
 }
+
+// webTree returns the house plan's files and its index.html, read once
+// for every server and home.
+var webTree = sync.OnceValues(func() (fs.FS, []byte) {
+	files, err := fs.Sub(webFiles, "web")
+	if err != nil {
+		panic(err) // the embedded tree always has web/
+	}
+	index, err := fs.ReadFile(files, "index.html")
+	if err != nil {
+		panic(err)
+	}
+	return files, index
+})
 
 // renderIndex fills in index.html for a request of path p: the platform
 // root, and the prefix of the asset URLs, both relative to p.

@@ -121,9 +121,10 @@ func checksum(length, payload []byte) uint32 {
 	return crc32.Update(crc32.Checksum(length, castagnoli), castagnoli, payload)
 }
 
-// OpenJournal opens the journal at path for appending after the good records (a
-// torn tail is cut off), creating it when missing. next is the sequence
-// number of the last record (0 for none), as Scan counted them.
+// OpenJournal opens the journal at path for appending after its good records,
+// creating it when missing: good is the offset after the last of them and last
+// its sequence number (0 for none), as Scan returned them. What follows good (a
+// torn tail) is cut off.
 func OpenJournal(path string, good int64, last uint64) (*Journal, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {

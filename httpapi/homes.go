@@ -256,8 +256,9 @@ func (hs *Homes) Len() int {
 }
 
 // Close deletes every home and stops everything they run; later creations
-// are 409. Close is safe to call more than once, and concurrently: every
-// call returns once the homes are stopped.
+// are 503 busy (the server is shutting down). Close is safe to call more
+// than once, and concurrently: every call returns once the homes are
+// stopped.
 func (hs *Homes) Close() {
 	hs.mu.Lock()
 	if hs.closed {

@@ -18,7 +18,8 @@ import (
 // DefaultMaxBodyBytes is the default limit of a request body: 1 MiB.
 const DefaultMaxBodyBytes = 1 << 20
 
-// Config configures the handler returned by [NewHandler].
+// Config configures the handler returned by [NewHandler]. Config is a plain
+// value, safe for concurrent use as long as nobody modifies it.
 type Config struct {
 	// Home is the simulation served under PlatformRoot. Required:
 	// NewHandler panics without it.

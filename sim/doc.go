@@ -57,6 +57,13 @@
 // A Home is safe for concurrent use. Values returned by its methods are
 // copies; changing them changes nothing in the home.
 //
+// The package's other types are plain values (Zone, Device, Person, Clock,
+// Environment, Event, ScriptInfo, PersonType, PersonMotion, Kind,
+// PropertySpec, Config and the Spec and Update types): safe for concurrent
+// use as long as nobody modifies them. A DeviceContext and a Props are valid
+// only for the call that received them, on its goroutine. KindRegistry,
+// Subscription, Script and Action say their own.
+//
 // # Errors
 //
 // Every error wraps one of [ErrNotFound], [ErrInvalid], [ErrConflict] or

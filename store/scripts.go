@@ -116,7 +116,9 @@ func checkName(name string) error {
 	return nil
 }
 
-// ChainFile is a parsed DSCilia file and the path it was read from.
+// ChainFile is a parsed DSCilia file and the path it was read from. It is a
+// plain value, but [ChainFile.Load] changes its Doc: do not load one from
+// two goroutines, nor read its Doc while it loads.
 type ChainFile struct {
 	// Path is the file's path, as given or as found in a directory.
 	Path string

@@ -7,6 +7,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/pervasim/pervasim/sim"
 )
@@ -26,7 +28,11 @@ func PresenceLight(home *sim.Home, sensor, light string) (stop func()) {
 	})
 }
 
-func main() {
+func main() { run(os.Stdout) }
+
+// run plays the scene: someone walks into the hall and out again, and the
+// lamp follows.
+func run(w io.Writer) {
 	home := sim.MustNew(sim.Config{})
 	at := func(x int) *int { return &x }
 	home.CreateZone(sim.ZoneSpec{ID: "hall", RightX: 100, BottomY: 100})
@@ -37,7 +43,7 @@ func main() {
 	show := func(what string) {
 		l, _ := home.Device("lamp")
 		z, _ := home.Zone("hall")
-		fmt.Printf("%-22s lamp on: %-5v hall: %.0f lux\n", what, l.Properties[sim.PropPowerStatus], z.Variables[sim.VarIlluminance])
+		fmt.Fprintf(w, "%-22s lamp on: %-5v hall: %.0f lux\n", what, l.Properties[sim.PropPowerStatus], z.Variables[sim.VarIlluminance])
 	}
 	show("empty hall")
 	home.CreatePerson(sim.PersonSpec{ID: "ann", Type: "Woman", PositionX: at(40), PositionY: at(40)})

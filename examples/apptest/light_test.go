@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/pervasim/pervasim/sim"
@@ -24,5 +25,19 @@ func TestPresenceLight(t *testing.T) {
 	home.UpdatePerson("ann", sim.PersonUpdate{PositionX: at(400)})
 	if lampOn() != false {
 		t.Errorf("hall empty again: lamp on = %v, want false", lampOn())
+	}
+}
+
+// TestRun checks the scene the program plays: the lamp lights the hall
+// while ann is in it.
+func TestRun(t *testing.T) {
+	var b strings.Builder
+	run(&b)
+	want := `empty hall             lamp on: false hall: 0 lux
+ann walks in           lamp on: true  hall: 34694 lux
+ann leaves             lamp on: false hall: 0 lux
+`
+	if b.String() != want {
+		t.Errorf("run printed\n%s\nwant\n%s", b.String(), want)
 	}
 }

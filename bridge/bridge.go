@@ -12,7 +12,11 @@
 //     selected property of every selected device when its chain starts and
 //     when a binding from it is added to a started chain (the message
 //     properties then include current=true), so a chain acts on the home
-//     as it is.
+//     as it is. With "events" true it also emits each event of a selected
+//     device (a motion sensor's, its only signal): the content is
+//     {"device", "event"} (a motion sensor's event is {"personId",
+//     "motion"}), the properties deviceId, type, location, event (true) and
+//     time.
 //   - device-out (out-only, in port "in") applies each message to a device:
 //     the content {"device", "property", "value"}, or else the message's
 //     properties of those names. The adapter's own "device", "property" and

@@ -10,7 +10,8 @@ package mediation
 //
 // Both must exist (ErrNotFound) and be distinct and of the same kind, and to
 // must have every bound port of from; otherwise, and when the result would
-// contain a cycle of direct bindings, it fails with ErrInvalid. It fails with
+// contain a cycle (whatever its linkers) or a loop of direct bindings through
+// an in-out adapter, it fails with ErrInvalid. It fails with
 // ErrConflict when to already has one of the bindings it would take over.
 // On error nothing changes.
 func (ch *Chain) Replace(from, to string) error {

@@ -415,3 +415,22 @@ func TestReplaceWhileDrainIsSlow(t *testing.T) {
 		t.Errorf("the sink got %v, want [meanwhile]", got)
 	}
 }
+
+// TestReplaceRefusesQueueCycle: a Replace whose result would loop is
+// refused whatever the linkers on the loop, a queue binding's included,
+// as Bind refuses such a binding.
+func TestReplaceRefusesQueueCycle(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch := build(t, e, "c",
+		med("passthrough", "p", nil), med("passthrough", "q", nil), med("passthrough", "x", nil),
+		bind("p:out", "q:in", ""), bind("x:out", "p:in", "queue"))
+	before, _ := ch.Info()
+	err := ch.Replace("q", "x") // x would take p:out -> x:in: p -> x -> p
+	if errKind(err) != "invalid" || !strings.Contains(err.Error(), "cycle p -> x -> p") {
+		t.Fatalf("Replace = %v, want an invalid error naming the cycle p -> x -> p", err)
+	}
+	if after, _ := ch.Info(); !cmp.Equal(before, after) {
+		t.Errorf("chain changed after a refused Replace (-before +after):\n%s", cmp.Diff(before, after))
+	}
+}

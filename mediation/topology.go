@@ -516,12 +516,14 @@ func ParseEndpoint(s string) (Endpoint, error) {
 }
 
 // Bind connects out port from ("<component>:<port>") to in port to with the
-// named linker ("" is "direct"; "queue" and its aliases JMS-Joram and
-// JMS_Joram report as "queue") configured by props, and returns the
-// binding's description. It fails with ErrInvalid for a malformed endpoint,
-// a port the component does not have (the message lists its ports), an
-// unknown linker (the message lists them), properties the linker rejects, or
-// a cycle of direct bindings; with ErrNotFound for an unknown component; and
+// named linker ("" is "direct"; "queue" and its aliases event-admin,
+// JMS-Joram and JMS_Joram report as "queue") configured by props, and returns
+// the binding's description. It fails with ErrInvalid for a malformed
+// endpoint, a port the component does not have (the message lists its
+// ports), an unknown linker (the message lists them), properties the linker
+// rejects, a cycle (whatever the linkers on it: a chain must not loop), or a
+// loop of direct bindings through an in-out adapter (ErrDirectLoop); with
+// ErrNotFound for an unknown component; and
 // with ErrConflict when the same from/to binding exists. A binding added to a
 // started chain works at once.
 func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInfo, error) {

@@ -100,7 +100,8 @@ func (h *Home) publishScriptLocked(t EventType, p *playerScript) {
 // id (a valid id, such as "house.bhv"), replacing the script of that id
 // unless it is running. A script that does not parse is an error of kind
 // [ErrInvalid] naming the line; replacing a running or paused script is
-// [ErrConflict].
+// [ErrConflict]. Adding the very text the script of that id has changes
+// nothing, whatever its state, and returns it as it is.
 func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	if err := checkID("script", id); err != nil {
 		return ScriptInfo{}, err

@@ -196,6 +196,10 @@ func TestScriptPlayerErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
 		}
 	}
+	// The text it has already is no replacement: nothing changes.
+	if info, err := h.AddScript("a.bhv", []byte(twoStepScript)); err != nil || info.State != "started" {
+		t.Errorf("AddScript of a running script's own text = %+v, %v; want it as it is, still started", info, err)
+	}
 	if _, err := h.AddScript("c.bhv", []byte("<behavior>\n<fly>\n</behavior>")); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("a malformed script's error %v does not name its line", err)
 	}

@@ -38,7 +38,9 @@ type Config struct {
 
 // Home is a simulated home: zones, devices, persons and one clock. Every
 // method is safe for concurrent use; the values returned are copies that the
-// caller owns. A method that fails changes nothing. Methods that only read
+// caller owns, but for [Home.Kinds] (the home's own registry) and the devices
+// [Home.EachDevice] and [Home.ViewDevice] lend their fn under the home's lock.
+// A method that fails changes nothing. Methods that only read
 // (Device, Zones, Clock, ...) share the home's lock and run at once; a
 // change takes it alone, so a read waits at most for the change under way.
 //

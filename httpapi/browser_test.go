@@ -15,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/pervasim/pervasim/bridge"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -389,8 +391,11 @@ func TestSimulatorInBrowser(t *testing.T) {
 	b.checkNoErrors(t)
 }
 
-// TestSimulatorScreenshot renders the example house mid-morning and, with
-// -update-screenshot, writes the picture to docs/simulator.png.
+// TestSimulatorScreenshot renders the example house as the server's -demo
+// plays it (cmd/server's setupDemo: the realistic model, a winter day, the
+// thermostat chain in the living room) at 10:30, with the living-room
+// lamp's panel open, and, with -update-screenshot, writes the picture to
+// docs/simulator.png, which the README shows as such.
 func TestSimulatorScreenshot(t *testing.T) {
 	b := newBrowser(t)
 
@@ -398,15 +403,50 @@ func TestSimulatorScreenshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	home := sim.MustNew(sim.Config{})
-	must(t)(home.AddScript("house.bhv", src))
-	must(t)(home.SetScriptState("house.bhv", sim.ScriptStarted))
-	// 07:20: the boy washes in the lit bathroom, Mother is in the kitchen,
-	// the heaters are on.
-	if err := home.Advance(50 * time.Minute); err != nil {
+	home := sim.MustNew(sim.Config{Physics: sim.PhysicsRealistic, WallClock: clock.NewMock()})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+	br, err := bridge.New(home, engine)
+	if err != nil {
 		t.Fatal(err)
 	}
-	srv, stopServer := serveHome(t, home)
+	defer br.Close()
+	// As setupDemo does: a clear January day, -3 °C before dawn, 5 °C at
+	// 15:00; the house; the thermostat holding the living room between 19
+	// and 21 °C.
+	must(t)(home.UpdateEnvironment(sim.EnvironmentUpdate{OutdoorMin: new(270.15), OutdoorMax: new(278.15)}))
+	must(t)(home.AddScript("house.bhv", src))
+	must(t)(home.SetScriptState("house.bhv", sim.ScriptStarted))
+	if err := home.Advance(0); err != nil {
+		t.Fatal(err)
+	}
+	ch, err := engine.CreateChain("thermostat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	must(t)(ch.AddAdapter("device-in", "thermometer", map[string]any{
+		"devices": "livingroom-thermometer", "property": "current_temperature", "current": true}))
+	must(t)(ch.AddMediator("router", "band", map[string]any{
+		"conditions": map[string]any{"(value<=292.15)": "cold", "(value>=294.15)": "warm"}}))
+	must(t)(ch.AddAdapter("device-out", "heat", map[string]any{
+		"device": "livingroom-heater", "property": "heater.powerLevel", "value": 1.0}))
+	must(t)(ch.AddAdapter("device-out", "rest", map[string]any{
+		"device": "livingroom-heater", "property": "heater.powerLevel", "value": 0.0}))
+	must(t)(ch.Bind("thermometer:out", "band:in", "", nil))
+	must(t)(ch.Bind("band:cold", "heat:in", "", nil))
+	must(t)(ch.Bind("band:warm", "rest:in", "", nil))
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// 10:30: daylight in every room, Mother in the living room.
+	if err := home.Advance(4 * time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	lr, _ := home.Zone("livingroom")
+	if c := lr.Variables[sim.VarTemperature] - 273.15; c < 19 || c > 21 {
+		t.Errorf("the living room is at %.2f °C at 10:30, want the thermostat's 19 to 21", c)
+	}
+	srv, stopServer := serveConfig(t, httpapi.Config{Home: home, Engine: engine})
 	defer stopServer()
 
 	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
@@ -415,7 +455,7 @@ func TestSimulatorScreenshot(t *testing.T) {
 		chromedp.Navigate(srv.URL+"/simulator/"),
 		chromedp.WaitVisible(byTestID("zone-kitchen")),
 		chromedp.WaitVisible(byTestID("person-mother")),
-		chromedp.WaitVisible(byTestID("device-kitchen-heater")),
+		chromedp.WaitVisible(byTestID("device-livingroom-light")),
 	); err != nil {
 		t.Fatalf("the plan did not render: %v", err)
 	}
@@ -429,7 +469,7 @@ func TestSimulatorScreenshot(t *testing.T) {
 	if err != nil || n != placed {
 		t.Errorf("the plan draws %d devices (%v), want %d", n, err, placed)
 	}
-	if err := click(ctx, `[data-testid="device-kitchen-heater"] .icon`); err != nil {
+	if err := click(ctx, `[data-testid="device-livingroom-light"] .icon`); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("device-panel"))); err != nil {

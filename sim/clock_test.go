@@ -113,6 +113,8 @@ func TestNewInvalidConfig(t *testing.T) {
 		{"factor above MaxFactor", sim.Config{Factor: sim.MaxFactor + 1}},
 		{"start date in year 0", sim.Config{StartDate: time.Date(0, 12, 31, 23, 59, 59, 0, time.UTC)}},
 		{"start date in year 10000", sim.Config{StartDate: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}},
+		{"unknown physics", sim.Config{Physics: "weird"}},
+		{"bad environment", sim.Config{Environment: &sim.EnvironmentUpdate{Sky: new("foggy")}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -93,7 +93,9 @@ type Home struct {
 }
 
 // New returns an empty home configured by cfg. It returns an error of kind
-// [ErrInvalid] when cfg holds an out-of-range factor or start date.
+// [ErrInvalid] when cfg holds an unknown physics model, an environment that
+// [Home.UpdateEnvironment] would refuse, or an out-of-range factor or start
+// date.
 func New(cfg Config) (*Home, error) {
 	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1),
 		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors()}

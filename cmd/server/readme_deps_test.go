@@ -55,3 +55,53 @@ func TestReadmeDependencies(t *testing.T) {
 		t.Fatal("found no direct requirement in go.mod")
 	}
 }
+
+// TestReadmeLayout checks that the README's Layout names every directory
+// of Go code: each top-level one, and each command under cmd/.
+func TestReadmeLayout(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := strings.Index(string(readme), "## Layout")
+	if start < 0 {
+		t.Fatal("the README has no section Layout")
+	}
+	layout := string(readme[start+1:])
+	layout = layout[:strings.Index(layout, "\n## ")]
+	root := filepath.Join("..", "..")
+	dirs := map[string]bool{}
+	err = filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, filepath.Dir(path))
+		if err != nil || rel == "." {
+			return err
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		dir := parts[0] + "/"
+		if parts[0] == "cmd" && len(parts) > 1 {
+			dir = "cmd/" + parts[1] + "/"
+		}
+		dirs[dir] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) == 0 {
+		t.Fatal("found no directory of Go code")
+	}
+	for dir := range dirs {
+		if !strings.Contains(layout, "\n"+dir) {
+			t.Errorf("the README's Layout does not name %s", dir)
+		}
+	}
+}

@@ -732,3 +732,40 @@ func TestNonFiniteNumbers(t *testing.T) {
 		t.Errorf("Parse(written) = %v\n%s", err, buf.String())
 	}
 }
+
+// TestUniquePort: Cilia's "unique" port is a component's only port on that
+// side, whatever its name (a router without conditions has one out port,
+// default), and its in or out port when it has several.
+func TestUniquePort(t *testing.T) {
+	doc, err := dscilia.Parse([]byte(`<cilia><chain id="c">
+	<adapters><adapter-instance id="in" type="rest-in"/><adapter-instance id="o" type="rest-out"/></adapters>
+	<mediators>
+		<mediator-instance id="r" type="router"/>
+		<mediator-instance id="p" type="placeholder-type"/>
+	</mediators>
+	<bindings>
+		<binding from="in" to="r"/>
+		<binding from="r" to="p"/>
+		<binding from="p:extra" to="o"/>
+		<binding from="p" to="o"/>
+	</bindings>
+</chain></cilia>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	if _, err := dscilia.Load(e, doc, dscilia.LoadOptions{Placeholders: true}); err != nil {
+		t.Fatal(err)
+	}
+	ch, _ := e.Chain("c")
+	info, _ := ch.Info()
+	var got []string
+	for _, b := range info.Bindings {
+		got = append(got, b.From+" "+b.To)
+	}
+	want := []string{"in:out r:in", "r:default p:in", "p:extra o:in", "p:out o:in"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("bindings (-want +got):\n%s", diff)
+	}
+}

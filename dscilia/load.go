@@ -44,7 +44,7 @@ type LoadOptions struct {
 // unknown type is an Invalid error listing every unknown type (see
 // [LoadOptions.Placeholders]). Cilia's default port name, "unique", stands
 // for a component's only port on that side when it has no port of that
-// name. A binding without a linker that would close a loop of direct
+// name, and for its "in" or "out" port when it has several. A binding without a linker that would close a loop of direct
 // bindings through an in-out adapter (such as a Cilia endpoint adapter that
 // sends a chain's answer back) is made with the queue linker. Load returns
 // the ids of the chains it made or extended. It panics if e or d is nil.

@@ -13,8 +13,9 @@
 // namespace) is read as the properties "language" and "conditions" (a map
 // from condition to port). A chain marked extension="true" adds to a chain
 // of that id instead of making it, and may reconfigure its components as
-// Cilia's .cfgcilia files do: a <mediator id> or <adapter id> (no type)
-// holds properties merged into that component's. A binding's deprecated
+// Cilia's .cfgcilia files do: a <mediator id> or <adapter id> (no type),
+// under its <mediators> or <adapters>, holds properties merged into that
+// component's. A binding's deprecated
 // protocol attribute stands for its linker. Other elements are skipped.
 //
 // Values are strings unless the property's type attribute says otherwise:

@@ -656,6 +656,12 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
+		if r.ContentLength > MaxChange {
+			// Refused by the handler, unread: a client that waits for
+			// 100 Continue is not asked to send it to the journal first.
+			h.ServeHTTP(w, r)
+			return
+		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxChange+1))
 		if err != nil || len(body) > MaxChange {
 			// Let the handler answer: it refuses what is too big.

@@ -1178,3 +1178,33 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// readCounter is a body that counts the bytes read from it.
+type readCounter struct {
+	r io.Reader
+	n int
+}
+
+func (c *readCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
+}
+
+// TestStateDeclaredTooBigIsNotRead: a change whose declared length is over
+// what the journal takes goes to the handler unread, which refuses it
+// unread too: a client waiting for 100 Continue is not asked to send it.
+func TestStateDeclaredTooBigIsNotRead(t *testing.T) {
+	s, _ := open(t, t.TempDir())
+	defer s.st.Close()
+	body := &readCounter{r: strings.NewReader(strings.Repeat(" ", store.MaxChange+2))}
+	req := httptest.NewRequest("POST", "/platform/zones/zone", body)
+	req.Host = "localhost"
+	req.ContentLength = store.MaxChange + 2
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	s.handler.ServeHTTP(rec, req)
+	if rec.Code != http.StatusRequestEntityTooLarge || body.n != 0 {
+		t.Errorf("a change declared %d bytes long: %d %s, %d bytes read; want 413 and none read", req.ContentLength, rec.Code, rec.Body, body.n)
+	}
+}

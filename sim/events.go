@@ -186,7 +186,9 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 	}
 	o := &observer{fn: fn}
 	h.mu.Lock()
-	h.observers = append(h.observers, o)
+	// The list of observers is replaced, never changed in place, so that
+	// deliver can call those of the moment without copying the list.
+	h.observers = append(slices.Clip(h.observers), o)
 	if current {
 		now := h.nowLocked()
 		add := func(e Event) {
@@ -211,7 +213,7 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		h.observers = slices.DeleteFunc(h.observers, func(x *observer) bool { return x == o })
+		h.observers = slices.DeleteFunc(slices.Clone(h.observers), func(x *observer) bool { return x == o })
 		if len(h.observers) == 0 {
 			h.outbox = nil
 		}
@@ -239,11 +241,15 @@ func (h *Home) deliver() {
 		h.delivering = false
 		h.mu.Unlock()
 	}()
+	// The queue's array is used again for the next change's events
+	// (unless it grew large): one event a change would otherwise make
+	// one. Delivered events are zeroed, so it holds none.
+	reuse := h.outbox[:0]
 	for len(h.outbox) > 0 {
 		p := h.outbox[0]
 		h.outbox[0] = pendingEvent{}
 		h.outbox = h.outbox[1:]
-		obs := slices.Clone(h.observers)
+		obs := h.observers // never changed in place: see observe
 		h.mu.Unlock()
 		locked = false
 		for _, o := range obs {
@@ -255,6 +261,9 @@ func (h *Home) deliver() {
 		locked = true
 	}
 	h.outbox = nil
+	if cap(reuse) <= 64 {
+		h.outbox = reuse
+	}
 }
 
 // EventSeq returns the sequence number (Event.Seq) of the last change of the

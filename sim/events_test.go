@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/sim"
@@ -592,5 +593,47 @@ func TestEventSnapshotsAreIsolated(t *testing.T) {
 	}
 	if d.Properties["state"] != "activated" || d.Services[0] == "mutated" {
 		t.Errorf("Device(d) = %+v after changing the event's snapshot, want it unchanged", d)
+	}
+}
+
+// An observer costs a change no more allocations than a subscription: the
+// list of observers is not copied for every event, nor the queue of events
+// made anew for every change.
+func TestObserverAllocations(t *testing.T) {
+	change := func(h *sim.Home) func() {
+		v := 0.0
+		return func() {
+			v++
+			if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &v}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	newHome := func() *sim.Home {
+		h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true})
+		if _, err := h.CreateZone(sim.ZoneSpec{ID: "kitchen", RightX: 10, BottomY: 10}); err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	subscribed := newHome()
+	sub := subscribed.Subscribe(1)
+	defer sub.Close()
+	subscribedChange := change(subscribed)
+	withSub := testing.AllocsPerRun(200, func() {
+		subscribedChange()
+		<-sub.C
+	})
+	observed := newHome()
+	seen := 0
+	for range 3 {
+		defer observed.Observe(func(sim.Event) { seen++ })()
+	}
+	withObservers := testing.AllocsPerRun(200, change(observed))
+	if withObservers > withSub {
+		t.Errorf("a change allocates %v times with three observers, %v with a subscription", withObservers, withSub)
+	}
+	if seen == 0 {
+		t.Error("the observers saw nothing")
 	}
 }

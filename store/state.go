@@ -48,7 +48,23 @@ type Config struct {
 	// Logger receives warnings (a torn journal tail dropped); nil means
 	// slog.Default().
 	Logger *slog.Logger
+	// MaxChange bounds the body of a change the journal takes: a change
+	// whose body is larger goes to Handler unjournaled, for it to refuse.
+	// Set it to the handler's own bound (httpapi.Config.MaxBodyBytes) if
+	// that is not the default: a change the handler takes past MaxChange
+	// would be made but not kept, and one it refuses below would be
+	// journaled (and refused again at every start). Zero means
+	// DefaultMaxChange; more than MaxChangeLimit means MaxChangeLimit.
+	MaxChange int64
 }
+
+// DefaultMaxChange is Config.MaxChange's default: the REST handler's own
+// (httpapi.DefaultMaxBodyBytes, 1 MiB).
+const DefaultMaxChange = 1 << 20
+
+// MaxChangeLimit is the most Config.MaxChange can be: a journal record
+// holds at most MaxRecord bytes, the body in base64 among them.
+const MaxChangeLimit = 8 << 20
 
 // State keeps the server's home and chains in a directory: every change the
 // REST API acknowledges is journaled (fsynced) before it is applied, and a
@@ -169,6 +185,10 @@ func New(cfg Config) *State {
 	if cfg.Location == nil {
 		cfg.Location = time.Local
 	}
+	if cfg.MaxChange <= 0 {
+		cfg.MaxChange = DefaultMaxChange
+	}
+	cfg.MaxChange = min(cfg.MaxChange, MaxChangeLimit)
 	s := &State{cfg: cfg, log: cfg.Logger, closed: make(chan struct{}), done: make(chan struct{})}
 	if s.log == nil {
 		s.log = slog.Default()
@@ -640,9 +660,6 @@ func Journaled(r *http.Request) bool {
 	return true
 }
 
-// MaxChange bounds the body of a change the journal takes.
-const MaxChange = 8 << 20
-
 // Wrap returns h with the journal in front: a change is written to the
 // journal and fsynced (sharing the fsync with the changes that come at the
 // same moment) before h applies it, in the journal's order, so that a
@@ -656,14 +673,14 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		if r.ContentLength > MaxChange {
+		if r.ContentLength > s.cfg.MaxChange {
 			// Refused by the handler, unread: a client that waits for
 			// 100 Continue is not asked to send it to the journal first.
 			h.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxChange+1))
-		if err != nil || len(body) > MaxChange {
+		body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxChange+1))
+		if err != nil || int64(len(body)) > s.cfg.MaxChange {
 			// Let the handler answer: it refuses what is too big.
 			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
 			h.ServeHTTP(w, r)

@@ -1197,14 +1197,43 @@ func (c *readCounter) Read(p []byte) (int, error) {
 func TestStateDeclaredTooBigIsNotRead(t *testing.T) {
 	s, _ := open(t, t.TempDir())
 	defer s.st.Close()
-	body := &readCounter{r: strings.NewReader(strings.Repeat(" ", store.MaxChange+2))}
+	body := &readCounter{r: strings.NewReader(strings.Repeat(" ", store.DefaultMaxChange+2))}
 	req := httptest.NewRequest("POST", "/platform/zones/zone", body)
 	req.Host = "localhost"
-	req.ContentLength = store.MaxChange + 2
+	req.ContentLength = store.DefaultMaxChange + 2
 	req.Header.Set("Content-Type", "application/json")
 	rec := httptest.NewRecorder()
 	s.handler.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge || body.n != 0 {
 		t.Errorf("a change declared %d bytes long: %d %s, %d bytes read; want 413 and none read", req.ContentLength, rec.Code, rec.Body, body.n)
+	}
+}
+
+// TestStateJournalsNoBodyTheHandlerRefuses: a change whose body is over the
+// handler's bound (1 MiB by default) is refused, and not journaled.
+func TestStateJournalsNoBodyTheHandlerRefuses(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	defer s.st.Close()
+	size := func() int64 {
+		var n int64
+		journals, _ := filepath.Glob(filepath.Join(dir, "journal-*"))
+		for _, j := range journals {
+			if fi, err := os.Stat(j); err == nil {
+				n += fi.Size()
+			}
+		}
+		return n
+	}
+	before := size()
+	body := `{"zoneId":"big","leftX":0,"topY":0,"rightX":1,"bottomY":1,"name":"` + strings.Repeat("x", httpapi.DefaultMaxBodyBytes) + `"}`
+	if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", body); rec.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("a change of %d bytes: %d %s, want 413", len(body), rec.Code, rec.Body)
+	}
+	if grew := size() - before; grew > 1<<10 {
+		t.Errorf("the journal grew %d bytes for a change refused 413", grew)
+	}
+	if store.DefaultMaxChange != httpapi.DefaultMaxBodyBytes {
+		t.Errorf("DefaultMaxChange is %d, the handler's bound %d", store.DefaultMaxChange, httpapi.DefaultMaxBodyBytes)
 	}
 }

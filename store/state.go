@@ -49,10 +49,12 @@ type Config struct {
 	// slog.Default().
 	Logger *slog.Logger
 	// MaxChange bounds the body of a change the journal takes: a change
-	// whose body is larger goes to Handler unjournaled, for it to refuse.
+	// whose body is larger is refused 413 too_large, as the handler
+	// refuses a body over its bound, and never reaches Handler (one that
+	// reads no body, a DELETE, would make it unjournaled).
 	// Set it to the handler's own bound (httpapi.Config.MaxBodyBytes) if
-	// that is not the default: a change the handler takes past MaxChange
-	// would be made but not kept, and one it refuses below would be
+	// that is not the default: a change the handler would take past
+	// MaxChange is refused, and one it refuses below would be
 	// journaled (and refused again at every start). Zero means
 	// DefaultMaxChange; more than MaxChangeLimit means MaxChangeLimit.
 	MaxChange int64
@@ -666,24 +668,32 @@ func Journaled(r *http.Request) bool {
 // change that is acknowledged is on disk, and one that the disk refuses
 // (full) is neither applied nor acknowledged: 507 insufficient_storage.
 // The handler's own answer goes out as it is; a change it refuses is
-// replayed at start and refused again, the same way.
+// replayed at start and refused again, the same way. A change whose body
+// is over Config.MaxChange, which the journal does not take, is refused
+// 413 too_large before the handler sees it.
 func (s *State) Wrap(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !Journaled(r) {
 			h.ServeHTTP(w, r)
 			return
 		}
+		// A change the journal cannot take is refused here, as the
+		// handler refuses a body over its bound, not left to the handler:
+		// one that reads no body (a DELETE) would make it, acknowledged
+		// but not journaled, and a restart would undo it. A declared
+		// length decides unread, so that a client waiting for 100
+		// Continue is not asked to send it.
 		if r.ContentLength > s.cfg.MaxChange {
-			// Refused by the handler, unread: a client that waits for
-			// 100 Continue is not asked to send it to the journal first.
-			h.ServeHTTP(w, r)
+			s.refuseTooLarge(w)
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxChange+1))
-		if err != nil || int64(len(body)) > s.cfg.MaxChange {
-			// Let the handler answer: it refuses what is too big.
-			r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), r.Body))
-			h.ServeHTTP(w, r)
+		if err == nil && int64(len(body)) > s.cfg.MaxChange {
+			s.refuseTooLarge(w)
+			return
+		}
+		if err != nil {
+			writeJSONError(w, http.StatusBadRequest, "invalid", "cannot read the request body: "+err.Error())
 			return
 		}
 		rec := record{Method: r.Method, Path: r.URL.Path, RawPath: r.URL.RawPath, Query: r.URL.RawQuery, ContentType: r.Header.Get("Content-Type"), Body: body}
@@ -794,10 +804,31 @@ func (a *heldAnswer) send() {
 	a.w.Write(a.body.Bytes())
 }
 
+// refuseTooLarge refuses a change over Config.MaxChange, in the words of
+// the REST handler for a body over its bound.
+func (s *State) refuseTooLarge(w http.ResponseWriter) {
+	writeJSONError(w, http.StatusRequestEntityTooLarge, "too_large", "request body is larger than "+formatBytes(s.cfg.MaxChange))
+}
+
+// formatBytes writes n as the REST handler does: in MiB or KiB when whole.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.FormatInt(n>>20, 10) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.FormatInt(n>>10, 10) + " KiB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
+}
+
 func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]string{"error": msg, "code": code})
+	// In the REST handler's order: error, then code.
+	json.NewEncoder(w).Encode(struct {
+		Error string `json:"error"`
+		Code  string `json:"code"`
+	}{msg, code})
 }
 
 // waitTurn waits until every ticket before t is served.

@@ -1237,3 +1237,39 @@ func TestStateJournalsNoBodyTheHandlerRefuses(t *testing.T) {
 		t.Errorf("DefaultMaxChange is %d, the handler's bound %d", store.DefaultMaxChange, httpapi.DefaultMaxBodyBytes)
 	}
 }
+
+// TestStateTooBigChangeIsNotMadeUnjournaled: a change over MaxChange, which
+// the journal does not take, is not made either, whether its handler reads
+// the body (and refuses it) or not: a DELETE, which reads none, would
+// otherwise be made and acknowledged, and undone by the next restart. The
+// refusal is the handler's own for a body over its bound.
+func TestStateTooBigChangeIsNotMadeUnjournaled(t *testing.T) {
+	for _, declared := range []bool{true, false} {
+		t.Run(fmt.Sprintf("declared=%v", declared), func(t *testing.T) {
+			dir := t.TempDir()
+			s, _ := open(t, dir)
+			if rec := s.do(t, "POST", "/platform/zones/zone", "application/json", `{"zoneId":"a","leftX":0,"topY":0,"rightX":10,"bottomY":10}`); rec.Code != 200 {
+				t.Fatal(rec.Body)
+			}
+			req := httptest.NewRequest("DELETE", "/platform/zones/zone/a", strings.NewReader(strings.Repeat(" ", store.DefaultMaxChange+1)))
+			req.Host = "localhost"
+			if !declared {
+				req.ContentLength = -1
+			}
+			rec := httptest.NewRecorder()
+			s.handler.ServeHTTP(rec, req)
+			// What the handler answers a body over its bound.
+			want := httptest.NewRecorder()
+			big := httptest.NewRequest("POST", "/platform/zones/zone", strings.NewReader(strings.Repeat(" ", httpapi.DefaultMaxBodyBytes+1)))
+			big.Host = "localhost"
+			s.api.ServeHTTP(want, big)
+			if rec.Code != http.StatusRequestEntityTooLarge || rec.Body.String() != want.Body.String() {
+				t.Errorf("a DELETE with a body of %d bytes: %d %s, want %d %s", store.DefaultMaxChange+1, rec.Code, rec.Body, want.Code, want.Body)
+			}
+			state := ignoreDerived(view(t, s))
+			s.st.Kill()
+			s2 := openSame(t, dir, state, "after a change too big for the journal")
+			s2.st.Close()
+		})
+	}
+}

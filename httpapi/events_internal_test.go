@@ -3,7 +3,10 @@ package httpapi
 import (
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/benbjohnson/clock"
 
@@ -167,4 +170,64 @@ func BenchmarkEventHub(b *testing.B) {
 	if last != b.N {
 		b.Fatalf("the client got %d frames of %d", last, b.N)
 	}
+}
+
+// A join that starts the hub's feed observes the home, and Observe hands
+// the events still waiting to every observer of the home, on the joining
+// goroutine: another observer's panic (sim passes it on to the caller)
+// must leave the hub as it was, not with a feed that no pump reads, a
+// client registered that never leaves (so the hub never lingers out) and
+// a nil func to stop the observation (which close, when the home is
+// deleted or the server shuts down, called). The next client gets the
+// home's events, and the hub lingers out once it left.
+func TestEventHubJoinWhenAnotherObserverPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHubHome(t)
+		var armed atomic.Bool
+		h.Observe(func(sim.Event) {
+			if armed.CompareAndSwap(true, false) {
+				panic("an observer's bug")
+			}
+		})
+		panics := func(f func()) (p any) {
+			defer func() { p = recover() }()
+			f()
+			return nil
+		}
+		// Two events from one change: the first panics, the second waits.
+		armed.Store(true)
+		hot, cold := 300.0, 280.0
+		if p := panics(func() {
+			h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &hot, "Humidity": &cold}})
+		}); p == nil {
+			t.Fatal("the observer did not panic")
+		}
+		hub := &eventHub{home: h}
+		defer hub.close()
+		armed.Store(true)
+		if p := panics(func() { hub.join("") }); p == nil {
+			t.Skip("join delivered no waiting event: nothing to check")
+		}
+		c, _, ok := hub.join("")
+		if !ok {
+			t.Fatal("join refused")
+		}
+		touch(t, h, 1)
+		synctest.Wait()
+		select {
+		case f := <-c.ch:
+			if f.seq != h.EventSeq() {
+				t.Errorf("frame %d, want %d", f.seq, h.EventSeq())
+			}
+		default:
+			t.Fatal("a client that joined after the panic gets no event")
+		}
+		hub.leave(c)
+		time.Sleep(historyLinger + time.Second) // the bubble's clock: the linger ends
+		hub.mu.Lock()
+		defer hub.mu.Unlock()
+		if hub.feed != nil || len(hub.clients) != 0 {
+			t.Errorf("after the linger, the hub still has a feed (%v) or %d clients", hub.feed != nil, len(hub.clients))
+		}
+	})
 }

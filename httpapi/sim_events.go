@@ -296,6 +296,19 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 	if hub.closed {
 		return nil, nil, false
 	}
+	if hub.feed == nil {
+		// The feed has every change after the one EventSeq returns
+		// now, and maybe a few before it, which pump skips. Observe may
+		// call feed.add before it returns: add takes no lock of the hub.
+		feed := newHubFeed()
+		hub.unobserve = hub.observe(feed)
+		hub.feed = feed
+		seq := hub.home.EventSeq()
+		hub.run = fmt.Sprintf("%016x", rand.Uint64())
+		hub.history, hub.hbytes, hub.after, hub.last = nil, 0, seq, seq
+		hub.pumping.Add(1)
+		go hub.pump(hub.feed, hub.run)
+	}
 	c = &eventClient{ch: make(chan frameOf, clientBuffer)}
 	if hub.clients == nil {
 		hub.clients = map[*eventClient]struct{}{}
@@ -304,18 +317,6 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 	if hub.linger != nil {
 		hub.linger.Stop()
 		hub.linger = nil
-	}
-	if hub.feed == nil {
-		// The feed has every change after the one EventSeq returns
-		// now, and maybe a few before it, which pump skips. Observe may
-		// call feed.add before it returns: add takes no lock of the hub.
-		hub.feed = newHubFeed()
-		hub.unobserve = hub.home.Observe(hub.feed.add)
-		seq := hub.home.EventSeq()
-		hub.run = fmt.Sprintf("%016x", rand.Uint64())
-		hub.history, hub.hbytes, hub.after, hub.last = nil, 0, seq, seq
-		hub.pumping.Add(1)
-		go hub.pump(hub.feed, hub.run)
 	}
 	if lastID == "" {
 		return c, nil, true
@@ -333,6 +334,22 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 		}
 	}
 	return c, missed, true
+}
+
+// observe starts feeding feed with the home's events and returns what
+// stops it. Observe hands the events still waiting to every observer of
+// the home before it returns, here: should another observer panic (sim
+// passes its panic on), the panic goes on to the joining client's request
+// and leaves the hub as it was, the feed stopped, so that what observes
+// the home, which cannot be stopped without what Observe did not return,
+// adds nothing. hub.mu is held.
+func (hub *eventHub) observe(feed *hubFeed) (unobserve func()) {
+	defer func() {
+		if unobserve == nil {
+			feed.stop()
+		}
+	}()
+	return hub.home.Observe(feed.add)
 }
 
 // leave unregisters a client; the last one out stops the pump after

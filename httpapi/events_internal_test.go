@@ -231,3 +231,33 @@ func TestEventHubJoinWhenAnotherObserverPanics(t *testing.T) {
 		}
 	})
 }
+
+// A stream gets a change as it is made, whatever the home's observers do
+// with it: a chain through the bridge that waits (a JetStream nats-out
+// waiting for its acknowledgements) holds no stream up.
+func TestEventHubNotHeldUpByObservers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHubHome(t)
+		release := make(chan struct{})
+		defer h.Observe(func(sim.Event) { <-release })()
+		hub := &eventHub{home: h}
+		defer hub.close()
+		c, _, _ := hub.join("")
+		go func() { // waits in the observer until released
+			v := 1.0
+			if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &v}}); err != nil {
+				t.Error(err)
+			}
+		}()
+		synctest.Wait()
+		select {
+		case f := <-c.ch:
+			if f.seq != h.EventSeq() {
+				t.Errorf("the stream got event %d, want %d", f.seq, h.EventSeq())
+			}
+		default:
+			t.Error("the stream waits for an observer of the home")
+		}
+		close(release)
+	})
+}

@@ -39,7 +39,7 @@ const (
 )
 
 // hubFeed holds the events of a home that wait for the hub's pump: the
-// hub observes the home (sim.Home.Observe) and the pump takes what came in
+// hub taps the home (sim.Home.Tap) and the pump takes what came in
 // batches. A queue that grows with what waits, not a channel of hubBuffer
 // events: such a channel is allocated whole (16,384 events of 216 bytes,
 // 3.5 MB) for every home with a stream open, and a minute after its last
@@ -57,8 +57,8 @@ type hubFeed struct {
 func newHubFeed() *hubFeed { return &hubFeed{wake: make(chan struct{}, 1)} }
 
 // add queues e for the pump; once hubBuffer events wait, the feed stops
-// as behind. It is the hub's observer: it runs on the goroutine that
-// delivers the home's events, and never blocks on the pump.
+// as behind. It is the hub's tap: it runs on the goroutine that makes a
+// change, under the home's lock, and never blocks on the pump.
 func (f *hubFeed) add(e sim.Event) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -87,10 +87,11 @@ func (f *hubFeed) take() (batch []sim.Event, behind bool) {
 }
 
 // done gives back a batch take returned, once its events are handled, so
-// that the next reuses its memory; one grown by a burst is let go.
+// that the next reuses its memory; one grown by a burst (past 64 events,
+// 14 KB) is let go, so that a quiet home does not keep what a burst took.
 func (f *hubFeed) done(batch []sim.Event) {
 	clear(batch)
-	if cap(batch) > clientBuffer {
+	if cap(batch) > 64 {
 		return
 	}
 	f.mu.Lock()
@@ -233,8 +234,8 @@ func (c *eventClient) offer(f frameOf) bool {
 	}
 }
 
-// eventHub reads the home's events through one subscription (it observes
-// the home, through a hubFeed), encodes each once, keeps a bounded history
+// eventHub reads the home's events through one subscription (it taps the
+// home, through a hubFeed), encodes each once, keeps a bounded history
 // and hands the bytes to every connected client without blocking. It runs
 // while clients are connected, and historyLinger after the last one left.
 type eventHub struct {
@@ -242,13 +243,13 @@ type eventHub struct {
 
 	mu      sync.Mutex // guards everything below
 	clients map[*eventClient]struct{}
-	// feed has the home's events while the hub observes it (nil when it
-	// does not); unobserve ends the observation.
-	feed      *hubFeed
-	unobserve func()
-	pumping   sync.WaitGroup
-	closed    bool
-	linger    *time.Timer
+	// feed has the home's events while the hub taps it (nil when it
+	// does not); untap ends the tap.
+	feed    *hubFeed
+	untap   func()
+	pumping sync.WaitGroup
+	closed  bool
+	linger  *time.Timer
 	// run names the current subscription: random, drawn when it starts,
 	// it is the first part of every SSE id sent through it (run-seq). A
 	// change made while nothing watched the home has no sequence number,
@@ -297,13 +298,12 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 		return nil, nil, false
 	}
 	if hub.feed == nil {
-		// The feed has every change after the one EventSeq returns
-		// now, and maybe a few before it, which pump skips. Observe may
-		// call feed.add before it returns: add takes no lock of the hub.
+		// The feed has every change after seq, as it is made (a tap:
+		// what the home's observers do, a chain through the bridge
+		// that waits, holds no stream up).
 		feed := newHubFeed()
-		hub.unobserve = hub.observe(feed)
-		hub.feed = feed
-		seq := hub.home.EventSeq()
+		seq, untap := hub.home.Tap(feed.add)
+		hub.feed, hub.untap = feed, untap
 		hub.run = fmt.Sprintf("%016x", rand.Uint64())
 		hub.history, hub.hbytes, hub.after, hub.last = nil, 0, seq, seq
 		hub.pumping.Add(1)
@@ -334,22 +334,6 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 		}
 	}
 	return c, missed, true
-}
-
-// observe starts feeding feed with the home's events and returns what
-// stops it. Observe hands the events still waiting to every observer of
-// the home before it returns, here: should another observer panic (sim
-// passes its panic on), the panic goes on to the joining client's request
-// and leaves the hub as it was, the feed stopped, so that what observes
-// the home, which cannot be stopped without what Observe did not return,
-// adds nothing. hub.mu is held.
-func (hub *eventHub) observe(feed *hubFeed) (unobserve func()) {
-	defer func() {
-		if unobserve == nil {
-			feed.stop()
-		}
-	}()
-	return hub.home.Observe(feed.add)
 }
 
 // leave unregisters a client; the last one out stops the pump after
@@ -396,12 +380,12 @@ func (hub *eventHub) record(f frameOf) {
 	hub.history = hub.history[drop:]
 }
 
-// stopFeed ends the observation of the home; the pump ends once it has
+// stopFeed ends the tap of the home; the pump ends once it has
 // handed on what was waiting. hub.mu is held.
 func (hub *eventHub) stopFeed() {
-	hub.unobserve()
+	hub.untap()
 	hub.feed.stop()
-	hub.feed, hub.unobserve = nil, nil
+	hub.feed, hub.untap = nil, nil
 }
 
 // pump delivers the events of feed until it stops. When the hub itself

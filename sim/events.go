@@ -145,7 +145,45 @@ func (h *Home) dropLocked(s *Subscription, err error) {
 // skip building snapshots nobody reads.
 func (h *Home) watchedLocked() bool { return len(h.subs) > 0 || len(h.observers) > 0 }
 
-type observer struct{ fn func(Event) }
+// observer is an observer of the home (see Observe), or a tap (see Tap).
+type observer struct {
+	fn  func(Event)
+	tap bool
+}
+
+// observedLocked reports whether observers other than taps receive events.
+func (h *Home) observedLocked() bool { return len(h.observers) > int(h.taps) }
+
+// Tap calls fn with every change of the home from now on, in order, as it
+// is made: on the goroutine that makes it, with the home's lock held, as a
+// subscription's channel receives it. It returns the sequence number of
+// the last change before the tap (every event fn gets is numbered above
+// it) and the function that ends the tap; fn is not called once stop has
+// returned, which is safe to call more than once.
+//
+// fn must return at once, must not call the home (it would deadlock) and
+// must not panic: Tap is for code that hands the events on to a goroutine
+// of its own, through a queue of its own (one that grows with what waits,
+// where a subscription's channel is allocated whole), unaffected by what
+// observers do. Code that acts on the home observes it (see [Home.Observe]).
+func (h *Home) Tap(fn func(Event)) (seq uint64, stop func()) {
+	if fn == nil {
+		panic("sim: Tap with a nil function")
+	}
+	t := &observer{fn: fn, tap: true}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.observers = append(slices.Clip(h.observers), t)
+	h.taps++
+	return h.seq, func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if i := slices.Index(h.observers, t); i >= 0 {
+			h.observers = slices.Delete(slices.Clone(h.observers), i, i+1)
+			h.taps--
+		}
+	}
+}
 
 // pendingEvent is an event waiting for the observers; only, when set, is
 // the one observer it is for.
@@ -214,7 +252,7 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.observers = slices.DeleteFunc(slices.Clone(h.observers), func(x *observer) bool { return x == o })
-		if len(h.observers) == 0 {
+		if !h.observedLocked() {
 			h.outbox = nil
 		}
 	}
@@ -253,7 +291,7 @@ func (h *Home) deliver() {
 		h.mu.Unlock()
 		locked = false
 		for _, o := range obs {
-			if p.only == nil || p.only == o {
+			if !o.tap && (p.only == nil || p.only == o) {
 				o.fn(p.e)
 			}
 		}
@@ -274,16 +312,24 @@ func (h *Home) EventSeq() uint64 {
 	return h.seq
 }
 
-// publishLocked numbers e and hands it to every subscriber without blocking.
+// publishLocked numbers e and hands it to every tap and subscriber
+// without blocking, and queues it for the observers.
 func (h *Home) publishLocked(e Event) {
 	h.seq++
-	if len(h.subs) == 0 && len(h.observers) == 0 {
+	if !h.watchedLocked() {
 		return
 	}
 	e.Seq = h.seq
 	e.Time = h.nowLocked()
-	if len(h.observers) > 0 {
+	if h.observedLocked() {
 		h.outbox = append(h.outbox, pendingEvent{e: e})
+	}
+	if h.taps > 0 {
+		for _, o := range h.observers {
+			if o.tap {
+				o.fn(e)
+			}
+		}
 	}
 	for i := 0; i < len(h.subs); {
 		s := h.subs[i]

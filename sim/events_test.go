@@ -637,3 +637,39 @@ func TestObserverAllocations(t *testing.T) {
 		t.Error("the observers saw nothing")
 	}
 }
+
+// A tap gets every change from the sequence number Tap returned on, in
+// order, as it is made, before the observers; nothing once stopped; and
+// none of the events ObserveCurrent makes of the home as it is.
+func TestTap(t *testing.T) {
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true})
+	if _, err := h.CreateZone(sim.ZoneSpec{ID: "kitchen", RightX: 10, BottomY: 10}); err != nil {
+		t.Fatal(err)
+	}
+	var tapped []uint64
+	var observed []uint64
+	seq, stop := h.Tap(func(e sim.Event) { tapped = append(tapped, e.Seq) })
+	defer h.ObserveCurrent(func(e sim.Event) {
+		if !e.Current && e.Seq <= seq+3 && (len(tapped) == 0 || tapped[len(tapped)-1] < e.Seq) {
+			t.Errorf("event %d observed before it was tapped", e.Seq)
+		}
+		observed = append(observed, e.Seq)
+	})()
+	for i := range 3 {
+		v := float64(i)
+		if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &v}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop()
+	stop()
+	if _, err := h.CreateZone(sim.ZoneSpec{ID: "hall", RightX: 10, BottomY: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []uint64{seq + 1, seq + 2, seq + 3}; !cmp.Equal(tapped, want) {
+		t.Errorf("tapped %v, want %v", tapped, want)
+	}
+	if want := []uint64{0, seq + 1, seq + 2, seq + 3, seq + 4}; !cmp.Equal(observed, want) {
+		t.Errorf("observed %v, want %v (the zone as it is, then every change)", observed, want)
+	}
+}

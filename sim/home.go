@@ -71,6 +71,7 @@ type Home struct {
 	// header): 128 bytes more for every small home.
 	delivering     bool      // an observer delivery loop is running
 	personsCounted bool      // the zone index counts each zone's persons (see personsInLocked)
+	taps           uint32    // how many of the observers are taps (see Tap)
 	pin            int64     // simulated ms
 	inZone         zoneIndex // the devices of each zone, and what the physics notes of it
 	volGen         uint64    // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
@@ -86,7 +87,7 @@ type Home struct {
 	env   outdoors
 	walls *walls // the walls the zones share and their nesting (realistic model); nil: to be worked out
 
-	observers []*observer
+	observers []*observer    // and taps; replaced on change, never changed in place
 	outbox    []pendingEvent // events not yet delivered to observers; see delivering
 
 	wake chan struct{} // wakes the live driver; never closed

@@ -23,13 +23,18 @@ type ScriptDir struct {
 
 // NewScriptDir returns the scripts of dir, making it when missing. It
 // removes what uploads cut off by a crash left there (their temporary
-// files, after an hour: another server may share the directory).
+// files, after an hour: another server may share the directory). A
+// script's file is never taken for one, though its name may start like
+// them: the script id ".upload-x" is valid.
 func NewScriptDir(dir string) (*ScriptDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	old, _ := filepath.Glob(filepath.Join(dir, uploadPrefix+"*"))
 	for _, f := range old {
+		if strings.HasSuffix(f, ".bhv") {
+			continue // a script: temporary files end in CreateTemp's random digits
+		}
 		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
 			os.Remove(f)
 		}

@@ -78,6 +78,9 @@ func TestScriptDirRemovesCutUploads(t *testing.T) {
 	write(".upload-123", 2*time.Hour)
 	write(".upload-456", time.Minute)
 	write("old.bhv", 2*time.Hour)
+	// A script whose id (".upload-x", valid) starts like a temporary
+	// file: it was removed an hour after its upload.
+	write(".upload-x.bhv", 2*time.Hour)
 	if _, err := store.NewScriptDir(dir); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +89,7 @@ func TestScriptDirRemovesCutUploads(t *testing.T) {
 	for _, e := range entries {
 		left = append(left, e.Name())
 	}
-	if diff := cmp.Diff([]string{".upload-456", "old.bhv"}, left); diff != "" {
+	if diff := cmp.Diff([]string{".upload-456", ".upload-x.bhv", "old.bhv"}, left); diff != "" {
 		t.Errorf("files left (-want +got):\n%s", diff)
 	}
 }

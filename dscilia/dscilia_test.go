@@ -769,3 +769,43 @@ func TestUniquePort(t *testing.T) {
 		t.Errorf("bindings (-want +got):\n%s", diff)
 	}
 }
+
+// TestColonInComponentIDs: a component id may hold ':' (ids are letters,
+// digits and -_.:), and a port never does, so an endpoint is split at its
+// last ':', as the engine splits it. Cilia's default port and the ports of
+// a placeholder, which the bindings give, work for such an id as for any.
+func TestColonInComponentIDs(t *testing.T) {
+	for _, tt := range []struct {
+		name, doc string
+		want      []mediation.BindingInfo
+	}{
+		{"default ports", `<cilia><chain id="c"><mediators><mediator-instance id="p:1" type="passthrough"/></mediators>
+			<adapters><adapter-instance id="in:a" type="rest-in"/><adapter-instance id="out" type="rest-out"/></adapters>
+			<bindings><binding from="in:a:unique" to="p:1:unique"/><binding from="p:1:unique" to="out:unique"/></bindings></chain></cilia>`,
+			[]mediation.BindingInfo{{From: "in:a:out", To: "p:1:in", Linker: "direct"}, {From: "p:1:out", To: "out:in", Linker: "direct"}}},
+		{"placeholder ports", `<cilia><chain id="c"><mediators><mediator-instance id="g:h" type="Ghost"/></mediators>
+			<adapters><adapter-instance id="out" type="rest-out"/></adapters>
+			<bindings><binding from="g:h:left" to="out:in"/><binding from="g:h:unique" to="out:in"/></bindings></chain></cilia>`,
+			[]mediation.BindingInfo{{From: "g:h:left", To: "out:in", Linker: "direct"}, {From: "g:h:out", To: "out:in", Linker: "direct"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d, err := dscilia.Parse([]byte(tt.doc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := mediation.NewEngine(mediation.Config{})
+			defer e.Close()
+			if _, err := dscilia.Load(e, d, dscilia.LoadOptions{Placeholders: true}); err != nil {
+				t.Fatalf("Load = %v", err)
+			}
+			ch, _ := e.Chain("c")
+			ci, err := ch.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, ci.Bindings); diff != "" {
+				t.Errorf("bindings (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

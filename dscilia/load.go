@@ -237,7 +237,7 @@ func build(reg *mediation.Registry, ch *mediation.Chain, dc Chain, undo *[]func(
 // widen gives a placeholder made earlier (by the chain an extension adds
 // to) the port end names, when it lacks it.
 func widen(reg *mediation.Registry, ch *mediation.Chain, end string, in bool, undo *[]func()) error {
-	id, port, _ := strings.Cut(end, ":")
+	id, port := splitEnd(end)
 	info, err := ch.Component(id)
 	if err != nil {
 		return nil // the engine says so when binding
@@ -271,7 +271,7 @@ func widen(reg *mediation.Registry, ch *mediation.Chain, end string, in bool, un
 // resolve maps Cilia's default port to the component's only port on that
 // side, when it has no port of that name.
 func resolve(ch *mediation.Chain, end string, in bool) (string, error) {
-	id, port, _ := strings.Cut(end, ":")
+	id, port := splitEnd(end)
 	if port != DefaultPort {
 		return end, nil
 	}
@@ -294,6 +294,17 @@ func resolve(ch *mediation.Chain, end string, in bool) (string, error) {
 	return end, nil // as it is: the engine says what is wrong
 }
 
+// splitEnd splits an endpoint "<component>:<port>" at its last ':', as
+// mediation.ParseEndpoint does: a component id may hold ':', a port never
+// does.
+func splitEnd(end string) (id, port string) {
+	i := strings.LastIndexByte(end, ':')
+	if i < 0 {
+		return end, ""
+	}
+	return end[:i], end[i+1:]
+}
+
 type portSet struct{ in, out []string }
 
 // placeholderPort is the port a placeholder has for a port of the
@@ -313,7 +324,7 @@ func placeholderPort(port string, in bool) string {
 func portsOf(dc Chain) map[string]portSet {
 	out := map[string]portSet{}
 	add := func(end string, in bool) {
-		id, port, _ := strings.Cut(end, ":")
+		id, port := splitEnd(end)
 		port = placeholderPort(port, in)
 		p := out[id]
 		if in && !slices.Contains(p.in, port) {

@@ -1,10 +1,23 @@
 package httpapi_test
 
 import (
+	"bufio"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/mediation"
+	"github.com/pervasim/pervasim/sim"
 )
 
 // fuzzRoutes are the routes that decode a body: every create and update.
@@ -143,4 +156,198 @@ func FuzzMediationRequests(f *testing.F) {
 			t.Fatalf("%s %s %q = %d %s", r.method, path, body, rec.Code, rec.Body)
 		}
 	})
+}
+
+// FuzzImport posts any DSCilia document to the mediation root: never a
+// 5xx; a refused document leaves every chain and the component types as
+// they were; the chains of an accepted one can be read back as DSCilia,
+// and that document, posted to a new server, makes the same chains.
+func FuzzImport(f *testing.F) {
+	entries, err := os.ReadDir(filepath.Join("..", "dscilia", "testdata", "cilia"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("..", "dscilia", "testdata", "cilia", e.Name()))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(data), true)
+	}
+	f.Add(ciliaApp, false)
+	f.Add(`<cilia><chain id="c"><mediators><mediator-instance id="m" type="passthrough"/></mediators></chain></cilia>`, false)
+	f.Add(`<cilia><chain id="n"><adapters><adapter-instance id="o" type="rest-out"><property name="capacity" value="3"/></adapter-instance></adapters><bindings><binding from="in:out" to="o:in"/></bindings></chain></cilia>`, true)
+	f.Fuzz(func(t *testing.T, doc string, placeholders bool) {
+		path := "/mediation/"
+		if placeholders {
+			path += "?placeholders=true"
+		}
+		fx := newFixture(t)
+		for _, s := range pipeline {
+			if rec := fx.med(t, s); rec.Code != http.StatusOK {
+				t.Fatalf("setup %s %s = %d", s.method, s.path, rec.Code)
+			}
+		}
+		types := func(fx *fixture) string { return fx.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String() }
+		before, beforeTypes := fx.medState(t), types(fx)
+		rec := fx.doType(t, "POST", path, "application/xml", doc)
+		switch {
+		case rec.Code == http.StatusOK:
+		case rec.Code >= 400 && rec.Code < 500:
+			errorCode(t, rec.Body.String())
+			if after := fx.medState(t); after != before {
+				t.Fatalf("POST %s %q = %d but changed the chains:\nbefore %s\nafter  %s", path, doc, rec.Code, before, after)
+			}
+			if after := types(fx); after != beforeTypes {
+				t.Fatalf("POST %s %q = %d but changed the types:\nbefore %s\nafter  %s", path, doc, rec.Code, beforeTypes, after)
+			}
+			return
+		default:
+			t.Fatalf("POST %s %q = %d %s", path, doc, rec.Code, rec.Body)
+		}
+		var made struct{ Chains []string }
+		if err := json.Unmarshal(rec.Body.Bytes(), &made); err != nil {
+			t.Fatalf("POST %s = %s: %v", path, rec.Body, err)
+		}
+		// What was made reads back as DSCilia, which makes it again.
+		again := newFixture(t)
+		for _, id := range made.Chains {
+			req := newRequest("GET", "/mediation/"+url.PathEscape(id), nil)
+			req.Header.Set("Accept", "application/xml")
+			out := httptest.NewRecorder()
+			fx.handler.ServeHTTP(out, req)
+			if out.Code != http.StatusOK {
+				t.Fatalf("GET /mediation/%s as XML = %d %s", id, out.Code, out.Body)
+			}
+			if rec := again.doType(t, "POST", "/mediation/?placeholders=true", "application/xml", out.Body.String()); rec.Code != http.StatusOK {
+				t.Fatalf("chain %s as it was read = %d %s:\n%s", id, rec.Code, rec.Body, out.Body)
+			}
+			want := chainState(t, fx, id)
+			if got := chainState(t, again, id); got != want {
+				t.Fatalf("chain %s made again from its DSCilia:\nwant %s\ngot  %s", id, want, got)
+			}
+		}
+	})
+}
+
+// chainState is a chain's view and its components' properties.
+func chainState(tb testing.TB, fx *fixture, id string) string {
+	tb.Helper()
+	p := "/mediation/" + url.PathEscape(id)
+	var b strings.Builder
+	b.WriteString(fx.mustDo(tb, "GET", p, "").Body.String())
+	var ids struct{ Mediators, Adapters []string }
+	json.Unmarshal(fx.mustDo(tb, "GET", p+"/components", "").Body.Bytes(), &ids)
+	for _, c := range append(ids.Mediators, ids.Adapters...) {
+		var comp struct {
+			Type       string
+			Properties map[string]any
+		}
+		json.Unmarshal(fx.mustDo(tb, "GET", p+"/components/"+url.PathEscape(c), "").Body.Bytes(), &comp)
+		v, _ := json.Marshal(comp)
+		b.WriteString(c + string(v))
+	}
+	return b.String()
+}
+
+// FuzzRequestSequences sends a sequence of any requests, one a line
+// ("METHOD PATH [BODY]", the body's first byte choosing its type: '<'
+// XML, '{' or '[' JSON, else a form), so that each meets the state the
+// others left: never a 5xx, every answer as the OpenAPI document says,
+// and a refused request changes nothing. A line "ADVANCE /<seconds>" runs
+// simulated time on; a first line "REALISTIC" gives the home the
+// realistic physics model. At the end the home, after what time made of
+// it, still reads as the document says.
+func FuzzRequestSequences(f *testing.F) {
+	for _, s := range []string{
+		"POST /platform/zones/zone {\"zoneId\":\"z\",\"leftX\":0,\"topY\":0,\"rightX\":100,\"bottomY\":100}\nPOST /platform/devices/device {\"deviceId\":\"t\",\"type\":\"Thermometer\",\"positionX\":5,\"positionY\":5}\nPUT /platform/devices/device/t {\"fault\":\"yes\"}\nDELETE /platform/zones/zone/z\nPUT /platform/persons/person/bob {\"location\":\"kitchen\"}",
+		"POST /mediation/s\nPOST /mediation/s/adapter/rest-in/i\nPOST /mediation/s/mediator/splitter/sp {\"properties\":{\"separator\":\";\"}}\nPOST /mediation/s/mediator/aggregator/ag\nPOST /mediation/s/adapter/rest-out/o {\"properties\":{\"capacity\":2}}\nPOST /mediation/s/bindings from=i:out&to=sp:in\nPOST /mediation/s/bindings from=sp:out&to=ag:in&linker=queue\nPOST /mediation/s/bindings from=ag:out&to=o:in\nPOST /mediation/runtime/s/components/i/data a;b;c\nGET /mediation/runtime/s/components/o/data",
+		"POST /mediation/c/mediator/router/r properties={conditions={\"(site=lab)\":\"lab\"}}\nPOST /mediation/c/bindings from=tag:out&to=r:in\nPOST /mediation/c/bindings from=r:lab&to=out:in\nPOST /mediation/runtime/c/components/in/data {\"x\":1}\nPUT /mediation/c/components command=replace&from=tag&to=p\nGET /mediation/runtime/c/components/out/data",
+		"PUT /mediation/runtime/c/stop\nPOST /mediation/runtime/c/components/in/data hello\nPUT /mediation/c/components command=copy&from=tag&to=t2\nDELETE /mediation/c/components/tag\nPUT /mediation/runtime/c/start\nGET /mediation/runtime/c/components/out/data",
+		"POST /mediation/c/mediator/translator/tr {\"properties\":{\"dictionary\":{\"hi\":\"salut\"}}}\nDELETE /mediation/c/bindings?from=tag:out&to=out:in\nPOST /mediation/c/bindings from=tag:out&to=tr:in\nPOST /mediation/c/bindings from=tr:out&to=out:in&linker=queue\nPOST /mediation/runtime/c/components/in/data content=hi+there&prop.k=v\nGET /mediation/runtime/c/components/out/data",
+		"POST /mediation/?placeholders=true <cilia><chain id=\"x\"><mediators><mediator-instance id=\"m\" type=\"Ghost\"/></mediators><adapters><adapter-instance id=\"a\" type=\"rest-in\"/></adapters><bindings><binding from=\"a:unique\" to=\"m:unique\"/></bindings></chain></cilia>\nPOST /mediation/runtime/x/components/a/data 1\nGET /mediation/runtime/x/components/m/data\nDELETE /mediation/x\nGET /mediation/runtime/types",
+		"PUT /platform/clocks/clock/default {\"pause\":true}\nPUT /platform/environment {\"physics\":\"realistic\"}\nDELETE /platform/simulation\nPOST /platform/scriptPlayer/script/morning.bhv {\"state\":\"started\"}\nADVANCE /3600",
+		"REALISTIC\nPOST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Heater\",\"positionX\":500,\"positionY\":500,\"properties\":{\"heater.powerLevel\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0.001}}\nPUT /platform/environment {\"outdoorMin\":250,\"outdoorMax\":260,\"sky\":\"clear\"}\nADVANCE /7200\nPOST /platform/devices/device {\"deviceId\":\"l\",\"type\":\"DimmerLight\",\"positionX\":500,\"positionY\":500,\"properties\":{\"power_level\":1}}\nADVANCE /86400",
+		"POST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Cooler\",\"positionX\":500,\"positionY\":500,\"properties\":{\"cooler.powerLevel\":1,\"cooler.updaterThread.period\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0}}\nADVANCE /600",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, ops string) {
+		fx := newFixture(t)
+		if rest, ok := strings.CutPrefix(ops, "REALISTIC\n"); ok {
+			fx, ops = newFixtureOf(t, sim.PhysicsRealistic), rest
+		}
+		fx.house(t)
+		fx.mustDo(t, "POST", "/platform/persons/person", `{"personId":"bob","type":"Man","positionX":10,"positionY":10}`)
+		fx.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("morning", morning))
+		for _, s := range pipeline {
+			if rec := fx.med(t, s); rec.Code != http.StatusOK {
+				t.Fatalf("setup %s %s = %d", s.method, s.path, rec.Code)
+			}
+		}
+		state := func() string {
+			return fx.state(t) + fx.medState(t) + fx.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String()
+		}
+		n := 0
+		for line := range strings.SplitSeq(ops, "\n") {
+			method, rest, _ := strings.Cut(line, " ")
+			path, body, _ := strings.Cut(rest, " ")
+			if method == "" || !strings.HasPrefix(path, "/") || !validRequest(method, path) {
+				continue
+			}
+			if n++; n > 12 {
+				break
+			}
+			if method == "ADVANCE" { // simulated time runs on, by seconds
+				secs, err := strconv.ParseUint(path[1:], 10, 32)
+				if err != nil {
+					continue
+				}
+				if err := fx.home.Advance(time.Duration(secs%(48*3600)) * time.Second); err != nil {
+					t.Fatalf("Advance: %v", err)
+				}
+				continue
+			}
+			ctype := form
+			switch {
+			case body == "":
+			case body[0] == '<':
+				ctype = "application/xml"
+			case body[0] == '{' || body[0] == '[':
+				ctype = "application/json"
+			}
+			before := state()
+			rec := fx.doType(t, method, path, ctype, body)
+			switch {
+			case rec.Code == http.StatusOK:
+			case rec.Code >= 400 && rec.Code < 500:
+				errorCode(t, rec.Body.String())
+				if after := state(); after != before {
+					t.Fatalf("%s %s %q = %d %s but changed the state:\nbefore %s\nafter  %s", method, path, body, rec.Code, rec.Body, before, after)
+				}
+			default:
+				t.Fatalf("%s %s %q = %d %s", method, path, body, rec.Code, rec.Body)
+			}
+		}
+		state() // what time made of the home reads as the document says
+	})
+}
+
+// newFixtureOf is newFixture with a home of that physics model.
+func newFixtureOf(tb testing.TB, physics sim.Physics) *fixture {
+	tb.Helper()
+	mock := clock.NewMock()
+	mock.Set(epoch)
+	home := sim.MustNew(sim.Config{WallClock: mock, Location: time.UTC, Physics: physics})
+	engine := mediation.NewEngine(mediation.Config{Clock: mock})
+	h := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
+	tb.Cleanup(func() { h.Close(); engine.Close() })
+	return &fixture{home: home, clock: mock, engine: engine, handler: h}
+}
+
+// validRequest reports whether a client can send method and target:
+// whether httptest.NewRequest takes them rather than panic.
+func validRequest(method, target string) bool {
+	_, err := http.ReadRequest(bufio.NewReader(strings.NewReader(method + " " + target + " HTTP/1.0\r\n\r\n")))
+	return err == nil
 }

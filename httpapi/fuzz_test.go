@@ -15,6 +15,7 @@ import (
 
 	"github.com/benbjohnson/clock"
 
+	"github.com/pervasim/pervasim/bridge"
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
@@ -268,15 +269,17 @@ func FuzzRequestSequences(f *testing.F) {
 		"POST /mediation/?placeholders=true <cilia><chain id=\"x\"><mediators><mediator-instance id=\"m\" type=\"Ghost\"/></mediators><adapters><adapter-instance id=\"a\" type=\"rest-in\"/></adapters><bindings><binding from=\"a:unique\" to=\"m:unique\"/></bindings></chain></cilia>\nPOST /mediation/runtime/x/components/a/data 1\nGET /mediation/runtime/x/components/m/data\nDELETE /mediation/x\nGET /mediation/runtime/types",
 		"PUT /platform/clocks/clock/default {\"pause\":true}\nPUT /platform/environment {\"physics\":\"realistic\"}\nDELETE /platform/simulation\nPOST /platform/scriptPlayer/script/morning.bhv {\"state\":\"started\"}\nADVANCE /3600",
 		"REALISTIC\nPOST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Heater\",\"positionX\":500,\"positionY\":500,\"properties\":{\"heater.powerLevel\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0.001}}\nPUT /platform/environment {\"outdoorMin\":250,\"outdoorMax\":260,\"sky\":\"clear\"}\nADVANCE /7200\nPOST /platform/devices/device {\"deviceId\":\"l\",\"type\":\"DimmerLight\",\"positionX\":500,\"positionY\":500,\"properties\":{\"power_level\":1}}\nADVANCE /86400",
+		"POST /platform/devices/device {\"deviceId\":\"lamp\",\"type\":\"BinaryLight\",\"positionX\":500,\"positionY\":500}\nPOST /platform/devices/device {\"deviceId\":\"ph\",\"type\":\"Photometer\",\"positionX\":510,\"positionY\":500}\nPOST /mediation/d\nPOST /mediation/d/adapter/device-in/watch properties={devices=ph; property=current_illuminance; current=true}\nPOST /mediation/d/mediator/filter/dark properties={condition=(value<=100)}\nPOST /mediation/d/adapter/device-out/on {\"properties\":{\"device\":\"lamp\",\"property\":\"power_status\",\"value\":true}}\nPOST /mediation/d/bindings from=watch:out&to=dark:in\nPOST /mediation/d/bindings from=dark:out&to=on:in\nADVANCE /60\nDELETE /platform/devices/device/lamp\nPUT /mediation/d/components/on properties={value=false}\nPOST /mediation/runtime/c/components/in/data {\"device\":\"ph\",\"property\":\"x\",\"value\":1}",
 		"POST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Cooler\",\"positionX\":500,\"positionY\":500,\"properties\":{\"cooler.powerLevel\":1,\"cooler.updaterThread.period\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0}}\nADVANCE /600",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, ops string) {
-		fx := newFixture(t)
+		physics := sim.PhysicsContract
 		if rest, ok := strings.CutPrefix(ops, "REALISTIC\n"); ok {
-			fx, ops = newFixtureOf(t, sim.PhysicsRealistic), rest
+			physics, ops = sim.PhysicsRealistic, rest
 		}
+		fx := newFixtureOf(t, physics)
 		fx.house(t)
 		fx.mustDo(t, "POST", "/platform/persons/person", `{"personId":"bob","type":"Man","positionX":10,"positionY":10}`)
 		fx.mustDo(t, "POST", "/platform/scriptPlayer/script", upload("morning", morning))
@@ -333,15 +336,20 @@ func FuzzRequestSequences(f *testing.F) {
 	})
 }
 
-// newFixtureOf is newFixture with a home of that physics model.
+// newFixtureOf is newFixture with a home of that physics model, and the
+// device-in and device-out adapters, as the server has.
 func newFixtureOf(tb testing.TB, physics sim.Physics) *fixture {
 	tb.Helper()
 	mock := clock.NewMock()
 	mock.Set(epoch)
 	home := sim.MustNew(sim.Config{WallClock: mock, Location: time.UTC, Physics: physics})
 	engine := mediation.NewEngine(mediation.Config{Clock: mock})
+	b, err := bridge.New(home, engine)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	h := httpapi.NewHandler(httpapi.Config{Home: home, Engine: engine})
-	tb.Cleanup(func() { h.Close(); engine.Close() })
+	tb.Cleanup(func() { h.Close(); b.Close(); engine.Close() })
 	return &fixture{home: home, clock: mock, engine: engine, handler: h}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/bridge"
 	"github.com/pervasim/pervasim/httpapi"
@@ -269,7 +270,8 @@ func FuzzRequestSequences(f *testing.F) {
 		"POST /mediation/?placeholders=true <cilia><chain id=\"x\"><mediators><mediator-instance id=\"m\" type=\"Ghost\"/></mediators><adapters><adapter-instance id=\"a\" type=\"rest-in\"/></adapters><bindings><binding from=\"a:unique\" to=\"m:unique\"/></bindings></chain></cilia>\nPOST /mediation/runtime/x/components/a/data 1\nGET /mediation/runtime/x/components/m/data\nDELETE /mediation/x\nGET /mediation/runtime/types",
 		"PUT /platform/clocks/clock/default {\"pause\":true}\nPUT /platform/environment {\"physics\":\"realistic\"}\nDELETE /platform/simulation\nPOST /platform/scriptPlayer/script/morning.bhv {\"state\":\"started\"}\nADVANCE /3600",
 		"REALISTIC\nPOST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Heater\",\"positionX\":500,\"positionY\":500,\"properties\":{\"heater.powerLevel\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0.001}}\nPUT /platform/environment {\"outdoorMin\":250,\"outdoorMax\":260,\"sky\":\"clear\"}\nADVANCE /7200\nPOST /platform/devices/device {\"deviceId\":\"l\",\"type\":\"DimmerLight\",\"positionX\":500,\"positionY\":500,\"properties\":{\"power_level\":1}}\nADVANCE /86400",
-		"POST /platform/devices/device {\"deviceId\":\"lamp\",\"type\":\"BinaryLight\",\"positionX\":500,\"positionY\":500}\nPOST /platform/devices/device {\"deviceId\":\"ph\",\"type\":\"Photometer\",\"positionX\":510,\"positionY\":500}\nPOST /mediation/d\nPOST /mediation/d/adapter/device-in/watch properties={devices=ph; property=current_illuminance; current=true}\nPOST /mediation/d/mediator/filter/dark properties={condition=(value<=100)}\nPOST /mediation/d/adapter/device-out/on {\"properties\":{\"device\":\"lamp\",\"property\":\"power_status\",\"value\":true}}\nPOST /mediation/d/bindings from=watch:out&to=dark:in\nPOST /mediation/d/bindings from=dark:out&to=on:in\nADVANCE /60\nDELETE /platform/devices/device/lamp\nPUT /mediation/d/components/on properties={value=false}\nPOST /mediation/runtime/c/components/in/data {\"device\":\"ph\",\"property\":\"x\",\"value\":1}",
+		"POST /platform/devices/device {\"deviceId\":\"lamp\",\"type\":\"BinaryLight\",\"positionX\":500,\"positionY\":500}\nPOST /platform/devices/device {\"deviceId\":\"ph\",\"type\":\"Photometer\",\"positionX\":510,\"positionY\":500}\nPOST /mediation/d\nPOST /mediation/d/adapter/device-in/watch properties={devices=ph; property=current_illuminance; current=true}\nPOST /mediation/d/mediator/filter/dark properties={condition=(value<=100)}\nPOST /mediation/d/adapter/device-out/on {\"properties\":{\"device\":\"lamp\",\"property\":\"power_status\",\"value\":true}}\nPOST /mediation/d/bindings from=watch:out&to=dark:in\nPOST /mediation/d/bindings from=dark:out&to=on:in\nGET /platform/devices/device/lamp\nADVANCE /60\nGET /platform/devices/device/ph\nDELETE /platform/devices/device/lamp\nPUT /mediation/d/components/on properties={value=false}\nPOST /mediation/runtime/c/components/in/data {\"device\":\"ph\",\"property\":\"x\",\"value\":1}",
+		"POST /platform/devices/device {\"deviceId\":\"t\",\"type\":\"Thermometer\",\"positionX\":500,\"positionY\":500}\nPOST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Heater\",\"positionX\":500,\"positionY\":500,\"properties\":{\"heater.powerLevel\":1}}\nGET /platform/devices/device/t\nGET /platform/zones/zone/kitchen\nADVANCE /600\nGET /platform/devices/device/t\nPOST /platform/scriptPlayer/script/morning.bhv {\"state\":\"started\"}\nADVANCE /3600",
 		"POST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Cooler\",\"positionX\":500,\"positionY\":500,\"properties\":{\"cooler.powerLevel\":1,\"cooler.updaterThread.period\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0}}\nADVANCE /600",
 	} {
 		f.Add(s)
@@ -333,6 +335,27 @@ func FuzzRequestSequences(f *testing.F) {
 			}
 		}
 		state() // what time made of the home reads as the document says
+		// Each zone, device and person reads the same alone as in its list.
+		for _, kind := range []struct{ list, one string }{
+			{"/platform/zones/zones", "/platform/zones/zone/"},
+			{"/platform/devices/devices", "/platform/devices/device/"},
+			{"/platform/persons/persons", "/platform/persons/person/"},
+		} {
+			var list []map[string]any
+			if err := json.Unmarshal(fx.mustDo(t, "GET", kind.list, "").Body.Bytes(), &list); err != nil {
+				t.Fatalf("GET %s: %v", kind.list, err)
+			}
+			for _, item := range list {
+				id, _ := item["id"].(string)
+				var one map[string]any
+				if err := json.Unmarshal(fx.mustDo(t, "GET", kind.one+url.PathEscape(id), "").Body.Bytes(), &one); err != nil {
+					t.Fatalf("GET %s%s: %v", kind.one, id, err)
+				}
+				if d := cmp.Diff(item, one); d != "" {
+					t.Fatalf("%s%s (-in the list +alone):\n%s", kind.one, id, d)
+				}
+			}
+		}
 	})
 }
 

@@ -272,6 +272,7 @@ func FuzzRequestSequences(f *testing.F) {
 		"REALISTIC\nPOST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Heater\",\"positionX\":500,\"positionY\":500,\"properties\":{\"heater.powerLevel\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0.001}}\nPUT /platform/environment {\"outdoorMin\":250,\"outdoorMax\":260,\"sky\":\"clear\"}\nADVANCE /7200\nPOST /platform/devices/device {\"deviceId\":\"l\",\"type\":\"DimmerLight\",\"positionX\":500,\"positionY\":500,\"properties\":{\"power_level\":1}}\nADVANCE /86400",
 		"POST /platform/devices/device {\"deviceId\":\"lamp\",\"type\":\"BinaryLight\",\"positionX\":500,\"positionY\":500}\nPOST /platform/devices/device {\"deviceId\":\"ph\",\"type\":\"Photometer\",\"positionX\":510,\"positionY\":500}\nPOST /mediation/d\nPOST /mediation/d/adapter/device-in/watch properties={devices=ph; property=current_illuminance; current=true}\nPOST /mediation/d/mediator/filter/dark properties={condition=(value<=100)}\nPOST /mediation/d/adapter/device-out/on {\"properties\":{\"device\":\"lamp\",\"property\":\"power_status\",\"value\":true}}\nPOST /mediation/d/bindings from=watch:out&to=dark:in\nPOST /mediation/d/bindings from=dark:out&to=on:in\nGET /platform/devices/device/lamp\nADVANCE /60\nGET /platform/devices/device/ph\nDELETE /platform/devices/device/lamp\nPUT /mediation/d/components/on properties={value=false}\nPOST /mediation/runtime/c/components/in/data {\"device\":\"ph\",\"property\":\"x\",\"value\":1}",
 		"POST /platform/devices/device {\"deviceId\":\"t\",\"type\":\"Thermometer\",\"positionX\":500,\"positionY\":500}\nPOST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Heater\",\"positionX\":500,\"positionY\":500,\"properties\":{\"heater.powerLevel\":1}}\nGET /platform/devices/device/t\nGET /platform/zones/zone/kitchen\nADVANCE /600\nGET /platform/devices/device/t\nPOST /platform/scriptPlayer/script/morning.bhv {\"state\":\"started\"}\nADVANCE /3600",
+		"POST /platform/scriptPlayer/script?id=night <behavior startdate=\"01/02/2024-22:00:00\"><create-zone id=\"z\" leftX=\"0\" topY=\"0\" X-Length=\"9\" Y-Length=\"9\"/><delay value=\"1\" unit=\"h\"/><fly/></behavior>\nPUT /platform/scriptPlayer/script/night.bhv {\"state\":\"started\"}\nADVANCE /1800\nPUT /platform/scriptPlayer/script/night.bhv {\"state\":\"paused\"}\nPOST /platform/scriptPlayer/script {\"id\":\"saved\"}\nPOST /platform/scriptPlayer/script {\"id\":\"night\",\"content\":\"<behavior/>\"}",
 		"POST /platform/devices/device {\"deviceId\":\"h\",\"type\":\"Cooler\",\"positionX\":500,\"positionY\":500,\"properties\":{\"cooler.powerLevel\":1,\"cooler.updaterThread.period\":1}}\nPUT /platform/zones/zone/kitchen {\"variables\":{\"Volume\":0}}\nADVANCE /600",
 	} {
 		f.Add(s)
@@ -291,7 +292,8 @@ func FuzzRequestSequences(f *testing.F) {
 			}
 		}
 		state := func() string {
-			return fx.state(t) + fx.medState(t) + fx.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String()
+			return fx.state(t) + fx.medState(t) + fx.mustDo(t, "GET", "/mediation/runtime/types", "").Body.String() +
+				fx.mustDo(t, "GET", "/platform/scriptPlayer/scripts", "").Body.String()
 		}
 		n := 0
 		for line := range strings.SplitSeq(ops, "\n") {

@@ -106,6 +106,9 @@ func parseOps(ops string) []struct{ method, path, ctype, body string } {
 		if _, err := http.ReadRequest(bufio.NewReader(strings.NewReader(method + " " + path + " HTTP/1.0\r\n\r\n"))); err != nil {
 			continue // no client sends it: httptest.NewRequest panics
 		}
+		if u, err := url.ParseRequestURI(path); method == http.MethodGet && (err != nil || strings.HasSuffix(u.Path, "/events")) {
+			continue // an event stream, which goes on until the client leaves
+		}
 		ctype := "application/x-www-form-urlencoded"
 		switch {
 		case body == "":

@@ -435,6 +435,13 @@ func (a *aggregator) Process(port string, m Message, out Emitter) error {
 	if !ok {
 		id = fmt.Sprint(idv)
 	}
+	// A message refused for its size starts no group: an empty group
+	// would count towards max-groups, and its making evict one under way.
+	size := messageSize(m)
+	if size > a.maxBytes {
+		out.Drop(1)
+		return errorf(ErrBusy, "aggregator: a message of %d bytes is more than it may hold (max-bytes %d)", size, a.maxBytes)
+	}
 	g := a.groups[id]
 	if g == nil {
 		want := a.count
@@ -455,11 +462,6 @@ func (a *aggregator) Process(port string, m Message, out Emitter) error {
 		g = &aggGroup{id: id, want: want}
 		a.groups[id] = g
 		a.order = append(a.order, id)
-	}
-	size := messageSize(m)
-	if size > a.maxBytes {
-		out.Drop(1)
-		return errorf(ErrBusy, "aggregator: a message of %d bytes is more than it may hold (max-bytes %d)", size, a.maxBytes)
 	}
 	for a.held+1 > a.maxMessages || a.bytes+size > a.maxBytes {
 		if !a.evictOldest(id, out) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -281,8 +282,7 @@ func intProp(props map[string]any, name string, def, lo, hi int) (int, error) {
 			return v, nil
 		}
 	case string:
-		var n int
-		if _, err := fmt.Sscan(v, &n); err == nil && n >= lo && n <= hi {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= lo && n <= hi {
 			return n, nil
 		}
 	}

@@ -261,3 +261,31 @@ func TestEventHubNotHeldUpByObservers(t *testing.T) {
 		close(release)
 	})
 }
+
+// A linger timer that fired while a client joined (too late for Stop) and
+// left again does not end the hub's history: the timer the leaving armed
+// does, a linger after the last client left.
+func TestEventHubStaleLinger(t *testing.T) {
+	h := newHubHome(t)
+	var fired []func()
+	hub := &eventHub{home: h, afterFunc: func(d time.Duration, f func()) *time.Timer {
+		fired = append(fired, f)
+		return time.NewTimer(time.Hour) // never fires in the test: f is called by hand
+	}}
+	defer hub.close()
+	c, _, _ := hub.join("")
+	hub.leave(c)
+	c, _, _ = hub.join("")
+	hub.leave(c)
+	if len(fired) != 2 {
+		t.Fatalf("%d linger timers armed, want 2", len(fired))
+	}
+	fired[0]() // the first, as if it fired before the join stopped it
+	if hub.feed == nil {
+		t.Fatal("a stale linger timer ended the hub's feed, a linger early")
+	}
+	fired[1]()
+	if hub.feed != nil {
+		t.Error("the linger did not end the hub's feed")
+	}
+}

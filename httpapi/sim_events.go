@@ -250,6 +250,8 @@ type eventHub struct {
 	pumping sync.WaitGroup
 	closed  bool
 	linger  *time.Timer
+	// afterFunc starts the linger's timer; nil means time.AfterFunc.
+	afterFunc func(time.Duration, func()) *time.Timer
 	// run names the current subscription: random, drawn when it starts,
 	// it is the first part of every SSE id sent through it (run-seq). A
 	// change made while nothing watched the home has no sequence number,
@@ -347,15 +349,26 @@ func (hub *eventHub) leave(c *eventClient) {
 	}
 	if len(hub.clients) == 0 && hub.feed != nil && hub.linger == nil && !hub.closed {
 		feed := hub.feed
-		hub.linger = time.AfterFunc(historyLinger, func() {
+		after := hub.afterFunc
+		if after == nil {
+			after = time.AfterFunc
+		}
+		var t *time.Timer
+		t = after(historyLinger, func() {
 			hub.mu.Lock()
 			defer hub.mu.Unlock()
+			// A timer that fired while a client joined (Stop came too
+			// late) and left again (another timer) is not the linger.
+			if hub.linger != t {
+				return
+			}
+			hub.linger = nil
 			if hub.feed == feed && len(hub.clients) == 0 {
 				hub.stopFeed()
 				hub.history, hub.hbytes = nil, 0
 			}
-			hub.linger = nil
 		})
+		hub.linger = t
 	}
 }
 

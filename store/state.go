@@ -687,8 +687,11 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			s.refuseTooLarge(w)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, s.cfg.MaxChange+1))
-		if err == nil && int64(len(body)) > s.cfg.MaxChange {
+		// Read as the handler reads it, through http.MaxBytesReader: past
+		// the bound, the server is told to close the connection (what
+		// remains of the body is not read), as it is for the handler.
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxChange))
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
 			s.refuseTooLarge(w)
 			return
 		}

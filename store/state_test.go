@@ -1273,3 +1273,30 @@ func TestStateTooBigChangeIsNotMadeUnjournaled(t *testing.T) {
 		})
 	}
 }
+
+// TestStateTooBigStreamedChangeClosesAsTheHandler: a change whose body is
+// streamed (no declared length) past MaxChange is answered as the handler
+// answers it without the journal, down to the connection: the handler's
+// http.MaxBytesReader has the server close it (what remains of the body
+// is not read), and so must the journal's refusal.
+func TestStateTooBigStreamedChangeClosesAsTheHandler(t *testing.T) {
+	s, _ := open(t, t.TempDir())
+	answer := func(h http.Handler) (int, string, bool) {
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		// A MultiReader hides the length: the body goes chunked.
+		body := io.MultiReader(strings.NewReader(strings.Repeat(" ", store.DefaultMaxChange+10)))
+		resp, err := http.Post(srv.URL+"/platform/zones/zone", "application/json", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b), resp.Close
+	}
+	code, body, closed := answer(s.handler)
+	wcode, wbody, wclosed := answer(s.api)
+	if code != wcode || body != wbody || closed != wclosed {
+		t.Errorf("with the journal: %d %q, connection closed %v; without: %d %q, connection closed %v", code, body, closed, wcode, wbody, wclosed)
+	}
+}

@@ -149,6 +149,10 @@ func (h *Home) watchedLocked() bool { return len(h.subs) > 0 || len(h.observers)
 type observer struct {
 	fn  func(Event)
 	tap bool
+	// after is the sequence number of the last change before the observer
+	// started: the changes up to it, which may still wait for the other
+	// observers when it starts during a delivery, are not its own.
+	after uint64
 }
 
 // observedLocked reports whether observers other than taps receive events.
@@ -192,7 +196,9 @@ type pendingEvent struct {
 	only *observer
 }
 
-// Observe calls fn with every event of the home, in order, synchronously:
+// Observe calls fn with every event of the home from now on (none made
+// before it started, though the other observers may still be getting
+// them when it starts during a delivery), in order, synchronously:
 // on the goroutine that made the change, once the home's lock is released
 // (during Advance, after each timer, with the home's time still reading the
 // timer's time). fn may call any Home method. The events caused by what fn
@@ -224,6 +230,7 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 	}
 	o := &observer{fn: fn}
 	h.mu.Lock()
+	o.after = h.seq
 	// The list of observers is replaced, never changed in place, so that
 	// deliver can call those of the moment without copying the list.
 	h.observers = append(slices.Clip(h.observers), o)
@@ -291,7 +298,7 @@ func (h *Home) deliver() {
 		h.mu.Unlock()
 		locked = false
 		for _, o := range obs {
-			if !o.tap && (p.only == nil || p.only == o) {
+			if !o.tap && (p.only == o || p.only == nil && p.e.Seq > o.after) {
 				o.fn(p.e)
 			}
 		}

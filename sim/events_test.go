@@ -673,3 +673,62 @@ func TestTap(t *testing.T) {
 		t.Errorf("observed %v, want %v (the zone as it is, then every change)", observed, want)
 	}
 }
+
+// An observer that starts while the home delivers its events (here, from
+// within another observer) gets none of the changes made before it
+// started, which wait for the other observers: ObserveCurrent's observer
+// gets the home as it is first, then the changes after it, as it does
+// when the home delivers nothing; Observe's gets the changes after it.
+func TestObserveDuringDelivery(t *testing.T) {
+	for _, current := range []bool{false, true} {
+		t.Run(fmt.Sprint("current=", current), func(t *testing.T) {
+			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true})
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "kitchen", RightX: 10, BottomY: 10}); err != nil {
+				t.Fatal(err)
+			}
+			v := 0.0
+			change := func() {
+				v++
+				if _, err := h.UpdateZone("kitchen", sim.ZoneUpdate{Variables: map[string]*float64{"Temperature": &v}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var got []sim.Event
+			var from uint64
+			var stop func()
+			defer func() { stop() }()
+			defer h.Observe(func(sim.Event) {
+				if stop != nil {
+					return
+				}
+				change() // both wait for this observer
+				change()
+				from = h.EventSeq()
+				observe := h.Observe
+				if current {
+					observe = h.ObserveCurrent
+				}
+				stop = observe(func(e sim.Event) { got = append(got, e) })
+				change()
+			})()
+			change()
+			if len(got) == 0 {
+				t.Fatal("the observer got nothing")
+			}
+			seen := false
+			for i, e := range got {
+				switch {
+				case e.Current && (!current || seen):
+					t.Errorf("event %d: the home as it is, after a change", i)
+				case !e.Current && e.Seq <= from:
+					t.Errorf("event %d: change %d, made before the observer started (after %d)", i, e.Seq, from)
+				case !e.Current:
+					seen = true
+				}
+			}
+			if last := got[len(got)-1]; last.Seq != h.EventSeq() {
+				t.Errorf("the last event is %d, want %d", last.Seq, h.EventSeq())
+			}
+		})
+	}
+}

@@ -36,11 +36,11 @@ type restOut struct {
 const DefaultRestOutMaxBytes = 64 << 20
 
 func newRestOut(props map[string]any, _ Env) (any, error) {
-	c, err := optIntProp(props, "capacity", 100, 1, 1<<20)
+	c, err := IntProperty(props, "capacity", 100, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	mb, err := optIntProp(props, "max-bytes", DefaultRestOutMaxBytes, 1024, 1<<30)
+	mb, err := IntProperty(props, "max-bytes", DefaultRestOutMaxBytes, 1024, 1<<30)
 	if err != nil {
 		return nil, err
 	}
@@ -149,7 +149,7 @@ type numberGenerator struct {
 }
 
 func newNumberGenerator(props map[string]any, _ Env) (any, error) {
-	period, err := optIntProp(props, "period", 5000, 1, 1<<31-1)
+	period, err := IntProperty(props, "period", 5000, 1, 1<<31-1)
 	if err != nil {
 		return nil, err
 	}

@@ -286,7 +286,7 @@ func newSplitter(props map[string]any, env Env) (any, error) {
 	if re.MatchString("") {
 		return nil, errorf(ErrInvalid, "splitter: separator %q matches the empty string, which would split between every character", sep)
 	}
-	maxParts, err := optIntProp(props, "max-parts", DefaultMaxParts, 1, 1_000_000)
+	maxParts, err := IntProperty(props, "max-parts", DefaultMaxParts, 1, 1_000_000)
 	if err != nil {
 		return nil, err
 	}
@@ -387,19 +387,19 @@ const (
 )
 
 func newAggregator(props map[string]any, _ Env) (any, error) {
-	maxMessages, err := optIntProp(props, "max-messages", DefaultAggregatorMaxMessages, 1, 1_000_000)
+	maxMessages, err := IntProperty(props, "max-messages", DefaultAggregatorMaxMessages, 1, 1_000_000)
 	if err != nil {
 		return nil, err
 	}
-	count, err := optIntProp(props, "count", 0, 0, maxMessages)
+	count, err := IntProperty(props, "count", 0, 0, maxMessages)
 	if err != nil {
 		return nil, err
 	}
-	maxGroups, err := optIntProp(props, "max-groups", 1000, 1, 1<<20)
+	maxGroups, err := IntProperty(props, "max-groups", 1000, 1, 1<<20)
 	if err != nil {
 		return nil, err
 	}
-	maxBytes, err := optIntProp(props, "max-bytes", DefaultAggregatorMaxBytes, 1024, 1<<30)
+	maxBytes, err := IntProperty(props, "max-bytes", DefaultAggregatorMaxBytes, 1024, 1<<30)
 	if err != nil {
 		return nil, err
 	}

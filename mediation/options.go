@@ -75,9 +75,12 @@ func optString(props map[string]any, key, def string) (string, error) {
 	return s, nil
 }
 
-// optIntProp reads an integer property within [lo, hi]; def is used when
-// absent or nil.
-func optIntProp(props map[string]any, key string, def, lo, hi int) (int, error) {
+// IntProperty reads the integer property key of a component's properties,
+// within [lo, hi], as the built-in types read theirs: any Go number, a
+// json.Number or a numeric string ("12", "1e3", "5.0"), whole; def when it
+// is absent or nil. Anything else is an error of kind [ErrInvalid]. It is
+// for the constructors of component types (a [Type]'s New).
+func IntProperty(props map[string]any, key string, def, lo, hi int) (int, error) {
 	v, ok := props[key]
 	if !ok || v == nil {
 		return def, nil

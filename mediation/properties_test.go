@@ -436,3 +436,25 @@ func TestPropertiesNotJSON(t *testing.T) {
 		t.Errorf("the component does not print as JSON: %v", err)
 	}
 }
+
+// IntProperty takes an integer however a number is given, whole: "5abc"
+// is no 5.
+func TestIntProperty(t *testing.T) {
+	for _, tc := range []struct {
+		v    any
+		want int
+		ok   bool
+	}{
+		{nil, 7, true}, {5.0, 5, true}, {5, 5, true}, {int64(5), 5, true}, {json.Number("5"), 5, true},
+		{"5", 5, true}, {" 5 ", 5, true}, {"5.0", 5, true}, {"1e1", 10, true},
+		{"5abc", 0, false}, {"5 6", 0, false}, {"", 0, false}, {5.5, 0, false}, {"11", 0, false}, {-1, 0, false}, {true, 0, false},
+	} {
+		got, err := mediation.IntProperty(map[string]any{"p": tc.v}, "p", 7, 0, 10)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("IntProperty(%#v) = %d, %v; want %d, ok %v", tc.v, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("IntProperty(%#v): %v is not ErrInvalid", tc.v, err)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -260,33 +259,12 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 	if in.stream != "" && in.queue != "" {
 		return nil, invalidf("a JetStream consumer takes no queue group: consumers sharing a durable name share its messages")
 	}
-	n, err := intProp(props, "dedup-window", DefaultDedupWindow, 0, 10_000_000)
+	n, err := mediation.IntProperty(props, "dedup-window", DefaultDedupWindow, 0, 10_000_000)
 	if err != nil {
 		return nil, err
 	}
 	in.dedup = newSeen(n)
 	return in, nil
-}
-
-// intProp reads an integer property within [lo, hi].
-func intProp(props map[string]any, name string, def, lo, hi int) (int, error) {
-	switch v := props[name].(type) {
-	case nil:
-		return def, nil
-	case float64:
-		if v == float64(int(v)) && int(v) >= lo && int(v) <= hi {
-			return int(v), nil
-		}
-	case int:
-		if v >= lo && v <= hi {
-			return v, nil
-		}
-	case string:
-		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= lo && n <= hi {
-			return n, nil
-		}
-	}
-	return 0, invalidf("property %q must be an integer from %d to %d", name, lo, hi)
 }
 
 // Inject passes on the messages the subscription sends in.

@@ -73,7 +73,7 @@ func (c *Chains) newLink(props map[string]any, to mediation.Receiver) (mediation
 				l.durable = s
 			}
 		case "dedup-window":
-			n, err := intProp(props, k, DefaultDedupWindow, 0, 10_000_000)
+			n, err := mediation.IntProperty(props, k, DefaultDedupWindow, 0, 10_000_000)
 			if err != nil {
 				return nil, err
 			}

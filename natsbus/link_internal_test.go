@@ -169,20 +169,3 @@ func startLink(t *testing.T, c *Chains, props map[string]any, n int) (*natsLink,
 	t.Cleanup(func() { l.Close() })
 	return l, got
 }
-
-// An integer property is an integer whole: "5abc" is no 5.
-func TestIntProp(t *testing.T) {
-	for _, tc := range []struct {
-		v    any
-		want int
-		ok   bool
-	}{
-		{nil, 7, true}, {5.0, 5, true}, {5, 5, true}, {"5", 5, true}, {" 5 ", 5, true},
-		{"5abc", 0, false}, {"5 6", 0, false}, {"", 0, false}, {5.5, 0, false}, {"11", 0, false}, {-1, 0, false},
-	} {
-		got, err := intProp(map[string]any{"p": tc.v}, "p", 7, 0, 10)
-		if (err == nil) != tc.ok || got != tc.want {
-			t.Errorf("intProp(%#v) = %d, %v; want %d, ok %v", tc.v, got, err, tc.want, tc.ok)
-		}
-	}
-}

@@ -70,17 +70,12 @@ var movingAverageType = mediation.Type{
 	Properties: map[string]any{"window": 3},
 	Doc:        "Emits the average of the last window numeric contents.",
 	New: func(props map[string]any, _ mediation.Env) (any, error) {
-		var w int
-		switch v := props["window"].(type) {
-		case int:
-			w = v
-		case float64: // numbers decoded from JSON
-			w = int(v)
-		}
-		if w < 1 {
-			// The engine makes this an error of kind mediation.ErrInvalid
-			// (400 over REST), naming the type.
-			return nil, fmt.Errorf("window must be a positive integer, got %v", props["window"])
+		// IntProperty reads a number however it came (a JSON number, the
+		// text of a query string) as the built-in types read theirs; a bad
+		// one is an error of kind mediation.ErrInvalid (400 over REST).
+		w, err := mediation.IntProperty(props, "window", 3, 1, 1000)
+		if err != nil {
+			return nil, err
 		}
 		return &movingAverage{window: w}, nil
 	},

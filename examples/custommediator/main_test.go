@@ -14,7 +14,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `chain sensors: in -> avg (moving-average, window 3) -> out
-a moving-average with window 0 is refused: mediator moving-average: window must be a positive integer, got 0
+a moving-average with window 0 is refused: property window: 0: want an integer from 1 to 1000
 send 10
 send 20
 send 30

@@ -30,11 +30,14 @@ func NewScriptDir(dir string) (*ScriptDir, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	old, _ := filepath.Glob(filepath.Join(dir, uploadPrefix+"*"))
-	for _, f := range old {
-		if strings.HasSuffix(f, ".bhv") {
+	// Read, not globbed: the directory's name may hold what a pattern means.
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, uploadPrefix) || strings.HasSuffix(name, ".bhv") {
 			continue // a script: temporary files end in CreateTemp's random digits
 		}
+		f := filepath.Join(dir, name)
 		if fi, err := os.Lstat(f); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Hour {
 			os.Remove(f)
 		}
@@ -141,10 +144,18 @@ func ReadChains(path string) ([]ChainFile, error) {
 	}
 	files := []string{path}
 	if fi.IsDir() {
-		if files, err = filepath.Glob(filepath.Join(path, "*.dscilia")); err != nil {
+		// Read, not globbed: the directory's name may hold what a
+		// pattern means ("chains [old]" matched nothing).
+		entries, err := os.ReadDir(path) // in name order
+		if err != nil {
 			return nil, err
 		}
-		slices.Sort(files)
+		files = files[:0]
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".dscilia") {
+				files = append(files, filepath.Join(path, e.Name()))
+			}
+		}
 	}
 	out := make([]ChainFile, 0, len(files))
 	for _, f := range files {

@@ -17,7 +17,11 @@ import (
 // every file is parsed before any is loaded, so a malformed one leaves the
 // engine as it was, and an error names the file.
 func TestLoadChains(t *testing.T) {
-	dir := t.TempDir()
+	// A directory whose name holds what a glob pattern means.
+	dir := filepath.Join(t.TempDir(), "chains [a*b?]")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	write := func(dir, name, text string) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
@@ -64,7 +68,11 @@ func TestLoadChains(t *testing.T) {
 // fresh one may be another server's upload under way); they stayed for
 // ever.
 func TestScriptDirRemovesCutUploads(t *testing.T) {
-	dir := t.TempDir()
+	// A directory whose name holds what a glob pattern means.
+	dir := filepath.Join(t.TempDir(), "scripts [a*b?]")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	write := func(name string, age time.Duration) {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte("zone"), 0o644); err != nil {

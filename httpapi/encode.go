@@ -45,6 +45,14 @@ func encodeOr(w http.ResponseWriter, status int, v any, printable func() any) {
 // encodeBuffers holds the buffers encode writes answers into.
 var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
+// ReadBody reads r's body as the REST handler reads it: at most limit
+// bytes. A body over it, declared or read, is an error [WriteError]
+// answers 413 too_large (the server then closes the connection rather
+// than read the rest); one that cannot be read, 400 invalid.
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	return readBody(w, r, limit)
+}
+
 // readBody reads the whole request body, at most limit bytes.
 // A body whose declared length is over the limit is refused unread: a
 // client that waits for 100 Continue is not asked to send it, and one that

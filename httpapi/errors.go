@@ -57,6 +57,13 @@ func classify(err error) (status int, code, msg string) {
 	return http.StatusInternalServerError, "internal", "internal error"
 }
 
+// WriteError answers r with the JSON error for err as the REST handler
+// does: the status and code of err's kind, Retry-After on 503, and for an
+// error of no kind this package knows a 500 whose details are logged, not
+// sent. It is for what stands in front of the handler (the durable state's
+// journal), so that its refusals read as the handler's.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) { writeError(w, r, err) }
+
 // writeError answers with the JSON error for err.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	status, code, msg := classify(err)

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/pervasim/pervasim/dscilia"
+	"github.com/pervasim/pervasim/httpapi"
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/sim"
 )
@@ -683,26 +685,19 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		// but not journaled, and a restart would undo it. A declared
 		// length decides unread, so that a client waiting for 100
 		// Continue is not asked to send it.
-		if r.ContentLength > s.cfg.MaxChange {
-			s.refuseTooLarge(w)
-			return
-		}
-		// Read as the handler reads it, through http.MaxBytesReader: past
-		// the bound, the server is told to close the connection (what
-		// remains of the body is not read), as it is for the handler.
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.MaxChange))
-		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-			s.refuseTooLarge(w)
-			return
-		}
+		// Read as the handler reads it, refused in its words: a declared
+		// length over the bound unread (a client waiting for 100
+		// Continue is not asked to send it), a longer body with the
+		// connection closed rather than the rest read.
+		body, err := httpapi.ReadBody(w, r, s.cfg.MaxChange)
 		if err != nil {
-			writeJSONError(w, http.StatusBadRequest, "invalid", "cannot read the request body: "+err.Error())
+			httpapi.WriteError(w, r, err)
 			return
 		}
 		rec := record{Method: r.Method, Path: r.URL.Path, RawPath: r.URL.RawPath, Query: r.URL.RawQuery, ContentType: r.Header.Get("Content-Type"), Body: body}
 		payload, err := json.Marshal(rec)
 		if err != nil {
-			writeJSONError(w, http.StatusInternalServerError, "internal", "internal error")
+			httpapi.WriteError(w, r, err) // 500: strings and bytes always marshal
 			return
 		}
 		s.mu.Lock()
@@ -711,8 +706,7 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			// over NATS may come meanwhile), and a change now would be
 			// neither journaled nor ordered after what is replayed.
 			s.mu.Unlock()
-			w.Header().Set("Retry-After", "1")
-			writeJSONError(w, http.StatusServiceUnavailable, "busy", "the server is starting: its state is being restored")
+			httpapi.WriteError(w, r, errkind.Errorf(errkind.Busy, "the server is starting: its state is being restored"))
 			return
 		}
 		t := s.ticket
@@ -724,8 +718,7 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		s.waitTurn(t)
 		defer s.endTurn(t)
 		if jerr != nil {
-			writeJSONError(w, http.StatusInsufficientStorage, "insufficient_storage",
-				"the change could not be written to the state directory, so it was not made: "+jerr.Error())
+			httpapi.WriteError(w, r, errkind.Errorf(errkind.Storage, "the change could not be written to the state directory, so it was not made: %v", jerr))
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -805,33 +798,6 @@ func (a *heldAnswer) send() {
 	a.WriteHeader(http.StatusOK)
 	a.w.WriteHeader(a.status)
 	a.w.Write(a.body.Bytes())
-}
-
-// refuseTooLarge refuses a change over Config.MaxChange, in the words of
-// the REST handler for a body over its bound.
-func (s *State) refuseTooLarge(w http.ResponseWriter) {
-	writeJSONError(w, http.StatusRequestEntityTooLarge, "too_large", "request body is larger than "+formatBytes(s.cfg.MaxChange))
-}
-
-// formatBytes writes n as the REST handler does: in MiB or KiB when whole.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.FormatInt(n>>20, 10) + " MiB"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.FormatInt(n>>10, 10) + " KiB"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
-}
-
-func writeJSONError(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	// In the REST handler's order: error, then code.
-	json.NewEncoder(w).Encode(struct {
-		Error string `json:"error"`
-		Code  string `json:"code"`
-	}{msg, code})
 }
 
 // waitTurn waits until every ticket before t is served.

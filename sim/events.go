@@ -287,22 +287,13 @@ func (h *Home) deliver() {
 		h.mu.Unlock()
 	}()
 	// The queue's array is used again for the next change's events
-	// (unless it grew large): one event a change would otherwise make
-	// one. Delivered events are zeroed, so it holds none; but when the
-	// queue left the array (grown by a change an observer made, or
-	// dropped by a stop) while events waited in it, their copies stay
-	// there, and are cleared once delivered. taken counts the events
-	// taken from the array while the queue is on it: its capacity then
-	// tells.
+	// (unless it grew past 8, a change of many events): one allocation a
+	// change would otherwise make one. It is cleared first, whole (at
+	// most 8 events): delivered events are zeroed, but when the queue
+	// left the array (grown by a change an observer made, or dropped by
+	// a stop) while events waited, their copies stay there.
 	reuse := h.outbox[:0]
-	taken, moved := 0, false
 	for len(h.outbox) > 0 {
-		if !moved && cap(h.outbox) != cap(reuse)-taken {
-			moved = true
-		}
-		if !moved {
-			taken++
-		}
 		p := h.outbox[0]
 		h.outbox[0] = pendingEvent{}
 		h.outbox = h.outbox[1:]
@@ -317,14 +308,9 @@ func (h *Home) deliver() {
 		h.mu.Lock()
 		locked = true
 	}
-	if cap(h.outbox) != cap(reuse)-taken {
-		moved = true // dropped by a stop while events waited
-	}
 	h.outbox = nil
-	if cap(reuse) <= 64 {
-		if moved {
-			clear(reuse[:cap(reuse)])
-		}
+	if cap(reuse) <= 8 {
+		clear(reuse[:cap(reuse)])
 		h.outbox = reuse
 	}
 }

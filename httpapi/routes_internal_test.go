@@ -232,6 +232,15 @@ func FuzzHomeRoutesAsTheirOwn(f *testing.F) {
 	if !ok {
 		f.Fatal("the lab's routes are not on the shared router")
 	}
+	// A home whose routes are not the shared ones (none is: every home
+	// has the same roots and an engine) gets a router of its own.
+	odd := &routeList{}
+	odd.Handle("/homes/odd/x/y/{id}", reply("odd"))
+	if r, ok := sr.routesOf(odd, "/homes/odd", reply("404")).(*routeGroups); !ok {
+		f.Error("a home with other routes is on the shared router")
+	} else if got := answerPath(r, "/homes/odd/x/y/7"); got != "odd path=/homes/odd/x/y/7 id=7 chain= type=" {
+		f.Errorf("a home with other routes answers %q", got)
+	}
 	own := newRouteGroups(reply("404"))
 	for _, rt := range lab.routes {
 		rt.register(own, rt.h)

@@ -344,8 +344,7 @@ func (hub *eventHub) leave(c *eventClient) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
 	if _, ok := hub.clients[c]; ok {
-		delete(hub.clients, c)
-		close(c.ch)
+		hub.drop(c)
 	}
 	if len(hub.clients) == 0 && hub.feed != nil && hub.linger == nil && !hub.closed {
 		feed := hub.feed
@@ -420,8 +419,7 @@ func (hub *eventHub) pump(feed *hubFeed, run string) {
 		hub.stopFeed()
 		hub.history, hub.hbytes = nil, 0
 		for c := range hub.clients {
-			delete(hub.clients, c)
-			close(c.ch)
+			hub.drop(c)
 		}
 	}
 }
@@ -437,18 +435,27 @@ func (hub *eventHub) handWaiting(feed *hubFeed, run string) (behind bool) {
 	return behind
 }
 
+// drop disconnects a client: its channel closes once what it holds is
+// read. hub.mu is held.
+func (hub *eventHub) drop(c *eventClient) {
+	delete(hub.clients, c)
+	close(c.ch)
+}
+
 // hand records f and offers it to every client.
 func (hub *eventHub) hand(f frameOf) {
 	hub.mu.Lock()
 	defer hub.mu.Unlock()
-	if f.seq <= hub.last { // made before the feed started (see join)
+	// A pump whose feed stopped (a linger ended, the hub fell behind)
+	// may still hand on what waited while a new feed runs: that is at
+	// most the new feed's starting number, already known to its clients.
+	if f.seq <= hub.last {
 		return
 	}
 	hub.record(f)
 	for c := range hub.clients {
 		if !c.offer(f) { // too slow: disconnect it rather than wait
-			delete(hub.clients, c)
-			close(c.ch)
+			hub.drop(c)
 		}
 	}
 }
@@ -462,8 +469,7 @@ func (hub *eventHub) close() {
 		hub.linger = nil
 	}
 	for c := range hub.clients {
-		delete(hub.clients, c)
-		close(c.ch)
+		hub.drop(c)
 	}
 	if hub.feed != nil {
 		hub.stopFeed()

@@ -202,6 +202,15 @@ func TestHomeFitsItsSizeClass(t *testing.T) {
 	}
 }
 
+// TestZoneEntryFitsItsSizeClass guards the zone index's entry: at 96
+// bytes it fills the 96-byte size class, and one byte more takes the
+// 112-byte one, 64 bytes more for each small home of four zones.
+func TestZoneEntryFitsItsSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(zoneEntry{}); n > 96 {
+		t.Errorf("a zoneEntry is %d bytes, want at most 96", n)
+	}
+}
+
 // TestAlignedLocked: the first beat of a period strictly after a time,
 // beats counted from h.beat, below it (times before the epoch) too.
 func TestAlignedLocked(t *testing.T) {

@@ -69,14 +69,13 @@ type Home struct {
 	// apart cost 16 bytes of padding, and a Home of more than 888 bytes
 	// takes the next size class of the allocator (1,024 bytes with its
 	// header): 128 bytes more for every small home.
-	delivering     bool      // an observer delivery loop is running
-	personsCounted bool      // the zone index counts each zone's persons (see personsInLocked)
-	taps           uint32    // how many of the observers are taps (see Tap)
-	pin            int64     // simulated ms
-	inZone         zoneIndex // the devices of each zone, and what the physics notes of it
-	volGen         uint64    // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
-	grid           zoneGrid  // finds the zone of a point
-	heatCells      map[*Zone]*heatCell
+	delivering     bool                // an observer delivery loop is running
+	personsCounted bool                // the zone index counts each zone's persons (see personsInLocked)
+	taps           uint32              // how many of the observers are taps (see Tap)
+	pin            int64               // simulated ms
+	inZone         zoneIndex           // the devices of each zone, and what the physics notes of it
+	volGen         uint64              // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
+	grid           zoneGrid            // finds the zone of a point
 	slab           slab                // where devices and their heat timers are allocated
 	dirtyHeat      []*heatCell         // cells whose temperature is not yet in their zone
 	pending        map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
@@ -278,7 +277,6 @@ func (h *Home) Reset() {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
 	h.inZone.reset()
-	clear(h.heatCells)
 	for _, d := range slices.Clone(h.devices.list) {
 		h.cancelDeviceTimersLocked(d)
 		h.devices.remove(d.ID)

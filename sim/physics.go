@@ -269,17 +269,14 @@ type heatCell struct {
 // clamped.
 func (c *heatCell) temp() float64 { return min(max(c.sum, MinTemperature), MaxTemperature) }
 
-// heatCellLocked returns zone z's heat cell, making it if needed.
+// heatCellLocked returns zone z's heat cell, making it if needed. It is
+// kept in z's entry of the zone index, and goes with it.
 func (h *Home) heatCellLocked(z *Zone) *heatCell {
-	c := h.heatCells[z]
-	if c == nil {
-		if h.heatCells == nil {
-			h.heatCells = map[*Zone]*heatCell{}
-		}
-		c = &heatCell{z: z, gen: h.volGen - 1, at: math.MinInt64}
-		h.heatCells[z] = c
+	e := h.inZone.entry(z)
+	if e.heat == nil {
+		e.heat = &heatCell{z: z, gen: h.volGen - 1, at: math.MinInt64}
 	}
-	return c
+	return e.heat
 }
 
 // flushHeatLocked writes the temperatures the heat updates left in their

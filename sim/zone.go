@@ -279,7 +279,6 @@ func (h *Home) DeleteZone(id string) error {
 		return notFoundf("zone %q does not exist", truncate(id))
 	}
 	z, _ := h.zones.get(id)
-	delete(h.heatCells, z)
 	h.inZone.retire(z)
 	h.zones.remove(id)
 	h.invalidateShapesLocked()

@@ -28,10 +28,12 @@ type zoneEntry struct {
 	devices  []*device // in creation order
 	watchers []*device // the devices whose behaviour watches persons
 	sums     zoneSums
+	summed   bool       // sums holds what the devices add up to now
 	lit      bool       // the lights maintain the zone's Illuminance
 	noisy    bool       // the devices maintain the zone's Noise
 	persons  int32      // persons in the zone, once the home counts them (see Home.personsInLocked)
 	chunk    *zoneChunk // where the zone's next devices come from in a large home (see slab); nil before
+	heat     *heatCell  // the contract model's heat cell (see Home.heatCellLocked); nil before the zone's first heat update
 }
 
 // zoneSums is what the realistic model's step adds up over a zone's
@@ -39,7 +41,6 @@ type zoneEntry struct {
 // after a device of the zone changed: most zones do not change from one
 // step to the next, so a step costs the zones rather than every device.
 type zoneSums struct {
-	valid   bool
 	power   float64 // W: heaters' heat, other devices' consumption
 	opening float64 // m² open to the outdoors
 	flux    float64 // lm of the lights
@@ -95,11 +96,11 @@ func (x *zoneIndex) each(fn func(z *Zone, e *zoneEntry)) {
 // changed: zero for a zone without devices (e nil).
 func (e *zoneEntry) sumsOf() zoneSums {
 	if e == nil {
-		return zoneSums{valid: true}
+		return zoneSums{}
 	}
 	s := &e.sums
-	if !s.valid {
-		*s = zoneSums{valid: true}
+	if !e.summed {
+		*s, e.summed = zoneSums{}, true
 		for _, d := range e.devices {
 			b := &d.kind.Behavior
 			if b.Heat != nil {
@@ -119,7 +120,7 @@ func (e *zoneEntry) sumsOf() zoneSums {
 // changed notes that a device of z changed, joined or left it.
 func (x *zoneIndex) changed(z *Zone) {
 	if e := x.lookup(z); e != nil {
-		e.sums.valid = false
+		e.summed = false
 	}
 }
 
@@ -176,7 +177,7 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	if d.watchesPersons() {
 		e.watchers = insertByN(e.watchers, d)
 	}
-	e.sums.valid = false
+	e.summed = false
 }
 
 // watchesPersons reports whether d's behaviour is told of persons' moves:
@@ -213,7 +214,7 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 	if d.watchesPersons() {
 		e.watchers = deleteByN(e.watchers, d)
 	}
-	e.sums.valid = false
+	e.summed = false
 }
 
 func (x *zoneIndex) reset() {
@@ -227,7 +228,7 @@ func (x *zoneIndex) reset() {
 // zone), keeping its devices until they leave.
 func (x *zoneIndex) retire(z *Zone) {
 	if e := x.lookup(z); e != nil {
-		e.lit, e.noisy, e.sums.valid, e.persons = false, false, false, 0
+		e.lit, e.noisy, e.summed, e.persons = false, false, false, 0
 	}
 }
 

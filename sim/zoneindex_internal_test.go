@@ -70,12 +70,11 @@ func TestZoneIndex(t *testing.T) {
 			filed++
 		}
 		h.inZone.each(func(z *Zone, e *zoneEntry) {
-			s := &e.sums
-			if !s.valid {
+			if !e.summed {
 				return
 			}
-			cached := *s
-			s.valid = false
+			cached := e.sums
+			e.summed = false
 			if fresh := e.sumsOf(); fresh != cached {
 				t.Fatalf("step %d: zone %s: sums %+v kept, %+v now", step, z.ID, cached, fresh)
 			}

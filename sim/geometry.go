@@ -56,6 +56,9 @@ func (h *Home) locateLocked(x, y int) *Zone {
 		}
 		return best
 	}
+	if h.grid == nil {
+		h.grid = new(zoneGrid)
+	}
 	if !h.grid.valid {
 		h.grid.build(h.zones.list)
 	}

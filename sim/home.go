@@ -66,16 +66,16 @@ type Home struct {
 	timers calendar
 	pinned bool // while a timer runs, the time reads as pin
 	// Two flags of the groups below, kept here beside pinned: bools
-	// apart cost 16 bytes of padding, and a Home of more than 888 bytes
-	// takes the next size class of the allocator (1,024 bytes with its
-	// header): 128 bytes more for every small home.
+	// apart cost 16 bytes of padding, and a Home of more than 760 bytes
+	// takes the next size class of the allocator (896 bytes with its
+	// header, instead of 768): 128 bytes more for every small home.
 	delivering     bool                // an observer delivery loop is running
 	personsCounted bool                // the zone index counts each zone's persons (see personsInLocked)
 	taps           uint32              // how many of the observers are taps (see Tap)
 	pin            int64               // simulated ms
 	inZone         zoneIndex           // the devices of each zone, and what the physics notes of it
 	volGen         uint64              // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
-	grid           zoneGrid            // finds the zone of a point
+	grid           *zoneGrid           // finds the zone of a point in a plan of more than smallPlan zones; nil until then
 	slab           slab                // where devices and their heat timers are allocated
 	dirtyHeat      []*heatCell         // cells whose temperature is not yet in their zone
 	pending        map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one

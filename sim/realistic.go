@@ -249,7 +249,9 @@ func abs(x int) int {
 // invalidateShapesLocked forgets the shared walls after zones changed.
 func (h *Home) invalidateShapesLocked() {
 	h.walls = nil
-	h.grid.valid = false
+	if h.grid != nil {
+		h.grid.valid = false
+	}
 	h.volGen++
 }
 

@@ -54,7 +54,6 @@ type calendar struct {
 	times []slotRef // min-heap of the slots by time; may hold stale entries (slot gone)
 	stale int       // stale entries in times
 	last  *slot     // the slot scheduled into last: the next one usually goes there too
-	count int       // timers scheduled
 	free  []*slot   // emptied slots, for reuse
 }
 
@@ -79,7 +78,6 @@ func (c *calendar) push(t *timer) {
 	t.idx = int32(len(s.items)) // its slot is c.slots[t.at] while it waits
 	s.items = append(s.items, t)
 	s.live++
-	c.count++
 }
 
 func (c *calendar) newSlot(at int64) *slot {
@@ -104,7 +102,6 @@ func (c *calendar) remove(t *timer) {
 	s := c.slots[t.at]
 	s.items[t.idx] = nil
 	s.live--
-	c.count--
 	if s.live == 0 {
 		c.drop(s)
 	}
@@ -173,7 +170,6 @@ func (c *calendar) take(s *slot) *timer {
 		s.next++
 		if t != nil {
 			s.live--
-			c.count--
 			return t
 		}
 	}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -130,12 +131,42 @@ func (r *referenceRun) advance(until int64) {
 	}
 }
 
+// checkSlots checks the calendar's index of its slots against its heap:
+// each live slot (an entry of the heap whose gen is its slot's) is found
+// by its time, stale entries are counted, and once there is a map it holds
+// the live slots and nothing else.
+func checkSlots(c *calendar) string {
+	live := 0
+	for _, r := range c.times {
+		if r.gen != r.s.gen {
+			continue
+		}
+		live++
+		if r.s.at != r.at {
+			return fmt.Sprintf("a slot of time %d in the heap at %d", r.s.at, r.at)
+		}
+		if s := c.slotAt(r.at); s != r.s {
+			return fmt.Sprintf("time %d finds slot %p, the heap's is %p", r.at, s, r.s)
+		}
+	}
+	if len(c.times)-c.stale != live || c.live() != live {
+		return fmt.Sprintf("%d entries, %d stale, live() %d: %d live", len(c.times), c.stale, c.live(), live)
+	}
+	if c.slots != nil && len(c.slots) != live {
+		return fmt.Sprintf("the map holds %d slots, %d live", len(c.slots), live)
+	}
+	return ""
+}
+
 // TestCalendarOrder drives the calendar and the reference with the same
 // random schedules, cancellations, periodic timers (heat updates among
 // them), timers scheduled by running timers (also at the very time being
 // run) and time shifts, and
-// checks that they run the same timers in the same order at the same times.
+// checks that they run the same timers in the same order at the same times,
+// and that the calendar's slots are found, whether it scans its heap for
+// them (fewSlots or fewer) or keeps a map.
 func TestCalendarOrder(t *testing.T) {
+	scanned, mapped := 0, 0
 	for seed := range uint64(300) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
@@ -143,10 +174,14 @@ func TestCalendarOrder(t *testing.T) {
 		c := &calendarRun{h: h}
 		ref := &referenceRun{}
 		now := int64(0)
+		spread := int64(20) // due times: a few (the calendar scans), or many (it keeps a map)
+		if seed%2 == 1 {
+			spread = 200
+		}
 		for range 20 + r.IntN(400) {
 			switch op := r.IntN(12); {
 			case op < 6:
-				at := now + 10*r.Int64N(20)
+				at := now + 10*r.Int64N(spread)
 				var period int64
 				if r.IntN(3) == 0 {
 					period = 10 * (1 + r.Int64N(5))
@@ -170,6 +205,15 @@ func TestCalendarOrder(t *testing.T) {
 				c.advance(now)
 				ref.advance(now)
 			}
+			if msg := checkSlots(&h.timers); msg != "" {
+				h.mu.Unlock()
+				t.Fatalf("seed %d: %s", seed, msg)
+			}
+		}
+		if h.timers.slots == nil {
+			scanned++
+		} else {
+			mapped++
 		}
 		now += 1000
 		c.advance(now)
@@ -180,6 +224,42 @@ func TestCalendarOrder(t *testing.T) {
 		}
 		if len(c.log()) == 0 {
 			t.Fatalf("seed %d: nothing ran", seed)
+		}
+	}
+	if scanned < 30 || mapped < 30 {
+		t.Errorf("%d calendars scanned their heap for slots and %d kept a map: want both often", scanned, mapped)
+	}
+}
+
+// TestCalendarDropsStaleEntries: timers scheduled at times of their own
+// and cancelled leave stale entries in the heap, which is rebuilt once they
+// outnumber the live slots by 64, whether the calendar scans its heap for
+// slots or keeps a map; the slots left are found all along.
+func TestCalendarDropsStaleEntries(t *testing.T) {
+	for _, kept := range []int{1, fewSlots - 1, fewSlots, 100} {
+		h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h.mu.Lock()
+		for i := range kept {
+			h.scheduleLocked(&timer{fire: func(*Home, int64) {}}, int64(1_000_000+i))
+		}
+		longest := 0
+		for i := range 1000 {
+			tm := &timer{fire: func(*Home, int64) {}}
+			h.scheduleLocked(tm, int64(i))
+			h.cancelLocked(tm)
+			if msg := checkSlots(&h.timers); msg != "" {
+				h.mu.Unlock()
+				t.Fatalf("%d slots kept, %d cancelled: %s", kept, i+1, msg)
+			}
+			longest = max(longest, len(h.timers.times))
+		}
+		mapped := h.timers.slots != nil
+		h.mu.Unlock()
+		if want := 2*kept + 65; longest > want {
+			t.Errorf("%d slots kept: the heap grew to %d entries, want at most %d", kept, longest, want)
+		}
+		if want := kept+1 > fewSlots; mapped != want { // the kept ones and one more at a time
+			t.Errorf("%d slots kept: a map is %v, want %v", kept, mapped, want)
 		}
 	}
 }

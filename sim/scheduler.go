@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -50,6 +51,10 @@ type slot struct {
 }
 
 type calendar struct {
+	// slots finds a slot by its time once more than fewSlots are
+	// scheduled; nil before: the slots are then found by scanning times
+	// (a Go map costs at least a group of 8 entries, about 200 bytes, and
+	// a small home has only a few due times).
 	slots map[int64]*slot
 	times []slotRef // min-heap of the slots by time; may hold stale entries (slot gone)
 	stale int       // stale entries in times
@@ -65,17 +70,49 @@ type slotRef struct {
 	s   *slot
 }
 
+// fewSlots is the most slots the calendar finds by scanning its heap.
+const fewSlots = 16
+
+// slotAt returns the slot of time at, nil if there is none.
+func (c *calendar) slotAt(at int64) *slot {
+	if c.slots != nil {
+		return c.slots[at]
+	}
+	for _, r := range c.times {
+		if r.at == at && r.gen == r.s.gen {
+			return r.s
+		}
+	}
+	return nil
+}
+
+// live returns how many slots the calendar holds.
+func (c *calendar) live() int {
+	if c.slots != nil {
+		return len(c.slots)
+	}
+	return len(c.times) - c.stale
+}
+
+// forget drops slot s from the index of slots; its heap entry is stale
+// once its gen is bumped.
+func (c *calendar) forget(s *slot) {
+	if c.slots != nil {
+		delete(c.slots, s.at)
+	}
+}
+
 // push adds t to the slot of its due time.
 func (c *calendar) push(t *timer) {
 	s := c.last
 	if s == nil || s.at != t.at {
-		s = c.slots[t.at]
+		s = c.slotAt(t.at)
 		if s == nil {
 			s = c.newSlot(t.at)
 		}
 		c.last = s
 	}
-	t.idx = int32(len(s.items)) // its slot is c.slots[t.at] while it waits
+	t.idx = int32(len(s.items)) // its slot is c.slotAt(t.at) while it waits
 	s.items = append(s.items, t)
 	s.live++
 }
@@ -88,18 +125,25 @@ func (c *calendar) newSlot(at int64) *slot {
 	} else {
 		s = &slot{at: at}
 	}
-	if c.slots == nil {
-		c.slots = map[int64]*slot{}
-	}
-	c.slots[at] = s
 	c.times = append(c.times, slotRef{at: at, gen: s.gen, s: s})
 	heapUp(c.times, len(c.times)-1)
+	switch {
+	case c.slots != nil:
+		c.slots[at] = s
+	case c.live() > fewSlots:
+		c.slots = make(map[int64]*slot, c.live())
+		for _, r := range c.times {
+			if r.gen == r.s.gen {
+				c.slots[r.at] = r.s
+			}
+		}
+	}
 	return s
 }
 
 // remove takes t out of its slot; the slot goes when nothing is left in it.
 func (c *calendar) remove(t *timer) {
-	s := c.slots[t.at]
+	s := c.slotAt(t.at)
 	s.items[t.idx] = nil
 	s.live--
 	if s.live == 0 {
@@ -110,17 +154,14 @@ func (c *calendar) remove(t *timer) {
 // drop forgets slot s, leaving its time in the heap as a stale entry, and
 // rebuilds the heap once stale entries outnumber the live ones.
 func (c *calendar) drop(s *slot) {
-	delete(c.slots, s.at)
+	c.forget(s)
 	s.gen++
 	if c.last == s {
 		c.last = nil
 	}
 	c.stale++
-	if c.stale > len(c.slots)+64 {
-		c.times = c.times[:0]
-		for at, s := range c.slots {
-			c.times = append(c.times, slotRef{at: at, gen: s.gen, s: s})
-		}
+	if c.stale > c.live()+64 {
+		c.times = slices.DeleteFunc(c.times, func(r slotRef) bool { return r.gen != r.s.gen })
 		for i := len(c.times)/2 - 1; i >= 0; i-- {
 			heapDown(c.times, i)
 		}
@@ -138,7 +179,7 @@ func (c *calendar) first() *slot {
 		}
 		c.popTime()
 		if r.gen == s.gen { // emptied by running it
-			delete(c.slots, s.at)
+			c.forget(s)
 			s.gen++
 			if c.last == s {
 				c.last = nil
@@ -177,20 +218,27 @@ func (c *calendar) take(s *slot) *timer {
 
 // shift moves every due time by d: the order stays the same.
 func (c *calendar) shift(d int64) {
-	slots := make(map[int64]*slot, len(c.slots))
-	for at, s := range c.slots {
-		s.at = at + d
+	for i := range c.times {
+		c.times[i].at += d
+		r := c.times[i]
+		if r.gen != r.s.gen {
+			continue // stale
+		}
+		s := r.s
+		s.at = r.at
 		for _, t := range s.items[s.next:] {
 			if t != nil {
 				t.at += d
 				t.from += d
 			}
 		}
-		slots[at+d] = s
 	}
-	c.slots = slots
-	for i := range c.times {
-		c.times[i].at += d
+	if c.slots != nil {
+		slots := make(map[int64]*slot, len(c.slots))
+		for _, s := range c.slots {
+			slots[s.at] = s
+		}
+		c.slots = slots
 	}
 }
 

@@ -1,9 +1,11 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -124,5 +126,113 @@ func TestWallsOfNarrowZones(t *testing.T) {
 		if len(contacts) != 1 || math.Abs(contacts[0].length-c.length) > 1e-12 {
 			t.Errorf("%s: walls %+v, want one of %v m", c.name, contacts, c.length)
 		}
+	}
+}
+
+// allPairs returns every pair (i, j), i < j, of n zones, in order.
+func allPairs(n int) [][2]int32 {
+	var p [][2]int32
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			p = append(p, [2]int32{int32(i), int32(j)})
+		}
+	}
+	return p
+}
+
+// TestNearPairs compares the walls worked out from nearPairs with those of
+// every pair, on random plans of 1 to 400 zones: rooms side by side, a gap
+// or two apart, overlapping, nested, zones of equal size, lines and points,
+// zones spanning the plan, far-off zones, coordinates near the bounds. The
+// contacts (in order) and parents must be the same, and every pair that
+// nests or shares a wall must be among the near ones.
+func TestNearPairs(t *testing.T) {
+	gap := int(math.Floor(WallContactGap / PlanUnitMeters))
+	sizes := []int{1, 2, smallPlan, smallPlan + 1, 40, 120, 400}
+	grids, wides := 0, 0
+	for seed := range uint64(300) {
+		r := rand.New(rand.NewPCG(seed, 11))
+		n := sizes[int(seed)%len(sizes)]
+		farOff := seed%3 == 0 // a plan with far-off zones has huge cells: no zone spans many
+		zs := make([]*Zone, n)
+		for i := range zs {
+			var x, y, w, h int
+			kind := r.IntN(8)
+			if kind == 6 && !farOff {
+				kind = 5
+			}
+			switch kind {
+			case 0, 1, 2: // rooms of a grid, some a gap or so apart
+				x, y = 100*r.IntN(12)+r.IntN(2*gap+2), 100*r.IntN(12)+r.IntN(2*gap+2)
+				w, h = 100, 100
+			case 3: // a part of a room
+				x, y, w, h = r.IntN(1200), r.IntN(1200), r.IntN(60), r.IntN(60)
+			case 4: // lines and points
+				x, y = r.IntN(1200), r.IntN(1200)
+				if r.IntN(2) == 0 {
+					w = r.IntN(300)
+				} else {
+					h = r.IntN(300)
+				}
+			case 5: // across the plan
+				x, y, w, h = r.IntN(100), r.IntN(1200), 1200+r.IntN(100), 20+r.IntN(100)
+			case 6: // far off
+				x, y, w, h = MaxCoordinate-r.IntN(1000), -MaxCoordinate+r.IntN(1000), r.IntN(500), r.IntN(500)
+			default: // the same as another
+				if i > 0 {
+					o := zs[r.IntN(i)]
+					x, y, w, h = o.LeftX, o.TopY, o.RightX-o.LeftX, o.BottomY-o.TopY
+				}
+			}
+			zs[i] = &Zone{ID: fmt.Sprint(i), LeftX: x, TopY: y, RightX: x + w, BottomY: y + h}
+		}
+		near := nearPairs(zs, gap)
+		got, want := wallsOf(zs, near, gap), wallsOf(zs, allPairs(n), gap)
+		if diff := gocmp.Diff(want, got, gocmp.AllowUnexported(walls{}, contact{})); diff != "" {
+			t.Fatalf("seed %d, %d zones: walls differ (-every pair +near pairs):\n%s", seed, n, diff)
+		}
+		if !slices.IsSortedFunc(near, func(a, b [2]int32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) ||
+			slices.ContainsFunc(near, func(p [2]int32) bool { return p[0] >= p[1] }) || len(slices.Compact(slices.Clone(near))) != len(near) {
+			t.Fatalf("seed %d: the near pairs are not distinct, ordered pairs i < j: %v", seed, near)
+		}
+		if n > smallPlan {
+			grids++
+			if len(near) >= n*(n-1)/2 {
+				t.Errorf("seed %d: %d zones gave %d near pairs, as many as there are pairs", seed, n, len(near))
+			}
+		}
+		if n > smallPlan && !farOff && slices.ContainsFunc(zs, func(z *Zone) bool { return z.RightX-z.LeftX > 1000 }) {
+			wides++ // a zone across a plan of at least 17 zones spans more than maxZoneCells cells
+		}
+	}
+	if grids < 100 || wides < 50 {
+		t.Fatalf("%d plans went through the grid, %d had a zone across the plan", grids, wides)
+	}
+}
+
+// BenchmarkWalls works out the walls of the day benchmarks' plans (rooms
+// of 100 × 100 in rows of 10) of 500 and 5,000 zones, as a step after a
+// change to the zones does. The cost grows with the zones, not with their
+// pairs.
+func BenchmarkWalls(b *testing.B) {
+	for _, n := range []int{500, 5000} {
+		b.Run(fmt.Sprintf("zones=%d", n), func(b *testing.B) {
+			h := MustNew(Config{WallClock: clock.NewMock(), Physics: PhysicsRealistic})
+			for i := range n {
+				x, y := (i%10)*100, (i/10)*100
+				if _, err := h.CreateZone(ZoneSpec{ID: fmt.Sprint("z", i), LeftX: x, TopY: y, RightX: x + 99, BottomY: y + 99}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			for b.Loop() {
+				h.walls = nil
+				if len(h.wallsLocked().contacts) == 0 {
+					b.Fatal("no walls")
+				}
+			}
+		})
 	}
 }

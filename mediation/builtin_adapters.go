@@ -61,8 +61,13 @@ func (r *restOut) Process(_ string, m Message, out Emitter) error {
 		out.Drop(1)
 		return errorf(ErrBusy, "rest-out: a message of %d bytes is more than it may keep (max-bytes %d)", size, r.maxBytes)
 	}
+	evicted := 0
 	for r.n > 0 && (r.n == len(r.buf) || r.bytes+size > r.maxBytes) {
 		r.dropOldest() // the oldest ones go
+		evicted++
+	}
+	if evicted > 0 {
+		out.Drop(evicted) // evicted messages are dropped (see Counters)
 	}
 	i := (r.head + r.n) % len(r.buf)
 	r.buf[i], r.sizes[i] = m, size

@@ -3,6 +3,7 @@ package mediation_test
 import (
 	"bytes"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,6 +235,52 @@ func TestRestOutCapacity(t *testing.T) {
 	again, _ := ch.Messages("o")
 	if again[0].Content != 2 {
 		t.Errorf("Messages returned shared messages")
+	}
+}
+
+// TestRestOutEvictionsCounted: a rest-out that makes room for a new message
+// by forgetting its oldest ones counts each forgotten message in its
+// Dropped counter, as Counters documents (evicted messages are dropped)
+// and as a placeholder adapter, read as a rest-out, counts them.
+func TestRestOutEvictionsCounted(t *testing.T) {
+	pad := func(n int) string { return strings.Repeat("x", n) }
+	tests := []struct {
+		name  string
+		props props
+		in    []any
+		kept  []any
+		want  mediation.Counters
+	}{
+		{"under capacity", props{"capacity": 3.0}, []any{0, 1}, []any{0, 1},
+			mediation.Counters{In: 2}},
+		{"over capacity", props{"capacity": 3.0}, []any{0, 1, 2, 3, 4}, []any{2, 3, 4},
+			mediation.Counters{In: 5, Dropped: 2}},
+		{"capacity one", props{"capacity": 1.0}, []any{0, 1, 2}, []any{2},
+			mediation.Counters{In: 3, Dropped: 2}},
+		{"over max-bytes", props{"max-bytes": 1024.0}, []any{pad(600), pad(601), pad(602)}, []any{pad(602)},
+			mediation.Counters{In: 3, Dropped: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := mediation.NewEngine(mediation.Config{})
+			defer e.Close()
+			ch := build(t, e, "c", adp("rest-in", "a", nil), adp("rest-out", "o", tt.props), bind("a:out", "o:in", ""), start)
+			for _, c := range tt.in {
+				if err := ch.Send("a", msg(c, nil)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			ms, err := ch.Messages("o")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.kept, contents(ms)); diff != "" {
+				t.Errorf("kept (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, mustComponent(t, ch, "o").Counters); diff != "" {
+				t.Errorf("counters (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

@@ -336,6 +336,10 @@ func (s *splitter) Process(_ string, m Message, out Emitter) error {
 		out.Drop(1)
 		return errorf(ErrBusy, "splitter: the message has %d parts, more than %d (max-parts)", len(parts), s.maxParts)
 	}
+	if len(parts) == 0 { // an empty array: no part to emit, the message is dropped
+		out.Drop(1)
+		return nil
+	}
 	s.n++
 	id := s.prefix + "-" + strconv.FormatUint(s.n, 10)
 	for i, p := range parts {

@@ -159,6 +159,7 @@ func TestMediationContract(t *testing.T) {
 			then: &medStep{"GET", "/mediation/c/bindings", "", ""}, thenW: `{"Bindings":[{"from":"in:out","to":"tag:in","linker":"direct"}]}`},
 		{name: "unbind what is not bound", req: medStep{"DELETE", "/mediation/c/bindings?from=p:out&to=out:in", "", ""}, status: 404},
 		{name: "unbind without parameters", req: medStep{"DELETE", "/mediation/c/bindings", "", ""}, status: 400},
+		{name: "unbind: an invalid id is 400, as for bind", req: medStep{"DELETE", "/mediation/c/bindings?from=a%20b:out&to=out:in", "", ""}, status: 400, has: "a b"},
 
 		// Runtime.
 		{name: "runtime state", req: medStep{"GET", "/mediation/runtime/c", "", ""}, status: 200, want: `{"state":"started"}`},

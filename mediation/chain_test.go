@@ -270,6 +270,11 @@ func TestUnbind(t *testing.T) {
 		{"reverse direction", "p:in", "a:out", "not found", nil},
 		{"missing", "a:out", "o:in", "not found", nil},
 		{"malformed", "a", "p:in", "invalid", nil},
+		// An id no component can have is invalid, as for Bind, not a
+		// binding that happens to be missing.
+		{"invalid from id", "a b:out", "p:in", "invalid", nil},
+		{"invalid to id", "a:out", "p\x00:in", "invalid", nil},
+		{"from id too long", strings.Repeat("a", 129) + ":out", "p:in", "invalid", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -622,7 +622,8 @@ func (ch *Chain) findBinding(from, to Endpoint) *binding {
 
 // Unbind removes the binding from -> to. Messages queued on it are
 // discarded and counted as dropped by the target. It fails with ErrInvalid
-// for a malformed endpoint and ErrNotFound when there is no such binding.
+// for a malformed endpoint or a component id no component can have (as
+// Bind does), and ErrNotFound when there is no such binding.
 func (ch *Chain) Unbind(from, to string) error {
 	fe, err := ParseEndpoint(from)
 	if err != nil {
@@ -631,6 +632,11 @@ func (ch *Chain) Unbind(from, to string) error {
 	te, err := ParseEndpoint(to)
 	if err != nil {
 		return err
+	}
+	for _, id := range []string{fe.Component, te.Component} {
+		if err := checkID("component", id); err != nil {
+			return err
+		}
 	}
 	if err := ch.lockChange(); err != nil {
 		return err

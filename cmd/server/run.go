@@ -116,6 +116,11 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
+	// As the handler serves them: without surrounding slashes, empty
+	// meaning the default. What the server prints and the requests it makes
+	// to itself then name the paths it serves.
+	o.platformRoot = cmp.Or(strings.Trim(o.platformRoot, "/"), "platform")
+	o.mediationRoot = cmp.Or(strings.Trim(o.mediationRoot, "/"), "mediation")
 	if err := httpapi.CheckRoots(o.platformRoot, o.mediationRoot); err != nil {
 		return o, fmt.Errorf("-platform-root, -mediation-root: %w", err)
 	}

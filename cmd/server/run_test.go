@@ -632,3 +632,31 @@ func fillRestOut(t *testing.T, base string) {
 		post("/mediation/runtime/big/components/in/data", "text/plain", msg)
 	}
 }
+
+// TestParseFlagsNormalisesRoots: a root is kept as the handler serves it
+// (surrounding slashes trimmed, empty meaning the default), so that what
+// the server prints and the requests it makes to itself (device updates
+// over NATS or MQTT) name the paths it serves, not "//" or "//cilia//".
+func TestParseFlagsNormalisesRoots(t *testing.T) {
+	tests := []struct {
+		args                []string
+		platform, mediation string
+	}{
+		{nil, "platform", "mediation"},
+		{[]string{"-platform-root", "icasa", "-mediation-root", "cilia"}, "icasa", "cilia"},
+		{[]string{"-mediation-root", ""}, "platform", "mediation"},
+		{[]string{"-platform-root", ""}, "platform", "mediation"},
+		{[]string{"-platform-root", "/icasa/", "-mediation-root", "/cilia/"}, "icasa", "cilia"},
+		{[]string{"-mediation-root", "/"}, "platform", "mediation"},
+	}
+	for _, tt := range tests {
+		o, err := parseFlags(tt.args, io.Discard)
+		if err != nil {
+			t.Errorf("parseFlags(%q): %v", tt.args, err)
+			continue
+		}
+		if diff := cmp.Diff([]string{tt.platform, tt.mediation}, []string{o.platformRoot, o.mediationRoot}); diff != "" {
+			t.Errorf("parseFlags(%q): roots (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}

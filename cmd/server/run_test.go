@@ -473,6 +473,68 @@ func TestPrintsWhatItServes(t *testing.T) {
 	}
 }
 
+// TestPrintedURLsServe: the simulation, event stream and mediation URLs
+// printed at start are those served, whatever slashes the roots were given
+// with, and with an empty root (the default) too.
+func TestPrintedURLsServe(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		args  []string
+		paths map[string]string // start-line label → path under it that answers 200
+	}{
+		{"default", nil, map[string]string{"simulation": "zones/zones", "mediation": ""}},
+		{"empty roots", []string{"-platform-root", "", "-mediation-root", ""}, map[string]string{"simulation": "zones/zones", "mediation": ""}},
+		{"slashes", []string{"-platform-root", "/icasa/", "-mediation-root", "cilia/"}, map[string]string{"simulation": "zones/zones", "mediation": ""}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pr, pw := io.Pipe()
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() {
+				done <- run(ctx, append([]string{"-addr", "127.0.0.1:0", "-log", "off"}, tt.args...), pw, io.Discard)
+				pw.Close()
+			}()
+			defer func() { cancel(); <-done }()
+			r := bufio.NewReader(pr)
+			urls := map[string]string{}
+			for range 8 {
+				l, err := r.ReadString('\n')
+				if err != nil {
+					break
+				}
+				f := strings.Fields(l)
+				for _, w := range f {
+					if strings.HasPrefix(w, "http://") {
+						urls[f[0]] = w // "event stream" is keyed "event"
+						break
+					}
+				}
+			}
+			go io.Copy(io.Discard, pr)
+			for label, path := range tt.paths {
+				u, ok := urls[label]
+				if !ok {
+					t.Fatalf("no %q line among %v", label, urls)
+				}
+				if strings.Contains(strings.TrimPrefix(u, "http://"), "//") {
+					t.Errorf("%s URL %q has an empty path segment", label, u)
+				}
+				resp, err := http.Get(u + path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Errorf("GET %s (the printed %s URL) = %d, want 200", u+path, label, resp.StatusCode)
+				}
+			}
+			if ev, want := urls["event"], strings.TrimSuffix(urls["simulation"], "/")+"/events"; ev != want {
+				t.Errorf("event stream URL %q, want %q", ev, want)
+			}
+		})
+	}
+}
+
 // TestHomes: the server makes homes of either physics model beside its own,
 // each at the same paths under /homes/<name>/, and shuts down with an event
 // stream of one of them open.

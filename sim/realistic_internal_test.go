@@ -236,3 +236,72 @@ func BenchmarkWalls(b *testing.B) {
 		})
 	}
 }
+
+// TestStepKeepsNothingItShouldNot runs two realistic homes through the same
+// random changes, one of which loses its step's scratch before every step,
+// and checks that their zones agree to the bit after each step: what the
+// step keeps from one step to the next (shapes, entries, decay factors,
+// conductances, the slices of a home of more than stackZones zones) must
+// never change a result. The zones come and go so that the homes cross
+// stackZones (a small home's slices on the stack, a larger one's kept)
+// and smallPlan (every pair of zones, or the near ones, for the walls)
+// both ways between two steps.
+func TestStepKeepsNothingItShouldNot(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	kept := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
+	fresh := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
+	counts := map[int]bool{}
+	for step := range 1500 {
+		// The same change in both homes: the same random numbers for each.
+		seed := r.Uint64()
+		for _, h := range []*Home{kept, fresh} {
+			r := rand.New(rand.NewPCG(seed, 1))
+			num := func(lo, hi float64) *float64 { v := lo + r.Float64()*(hi-lo); return &v }
+			zone := fmt.Sprintf("z%d", r.IntN(24))
+			switch op := r.IntN(10); op {
+			case 0, 1, 2, 3:
+				// 150 steps creating more zones than deleting, then 150
+				// deleting more: the homes grow and shrink across both bounds.
+				ops := []int{0, 0, 1, 2}
+				if step/150%2 == 1 {
+					ops = []int{0, 2, 1, 2}
+				}
+				churnZone(h, r, zone, ops[op])
+			case 4:
+				h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarVolume: num(10, 200)}})
+			case 5:
+				x, y := r.IntN(400), r.IntN(400)
+				h.CreateDevice(DeviceSpec{ID: fmt.Sprintf("d%d", r.IntN(20)), Type: "Heater", PositionX: &x, PositionY: &y})
+			case 6:
+				h.DeleteDevice(fmt.Sprintf("d%d", r.IntN(20)))
+			case 7:
+				x, y := r.IntN(400), r.IntN(400)
+				id := fmt.Sprintf("w%d", r.IntN(6))
+				open := map[string]any{PropDoorWindowOpening: r.IntN(2) == 0}
+				if _, err := h.UpdateDevice(id, DeviceUpdate{Properties: open}); err != nil {
+					h.CreateDevice(DeviceSpec{ID: id, Type: "DoorWindowSensor", PositionX: &x, PositionY: &y, Properties: open})
+				}
+			}
+		}
+		fresh.mu.Lock()
+		fresh.scratch = nil
+		fresh.mu.Unlock()
+		for _, h := range []*Home{kept, fresh} {
+			if err := h.Advance(time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, got := fresh.Zones(), kept.Zones()
+		counts[len(got)] = true
+		if diff := gocmp.Diff(want, got, gocmp.Comparer(func(a, b float64) bool {
+			return math.Float64bits(a) == math.Float64bits(b)
+		})); diff != "" {
+			t.Fatalf("step %d (%d zones): the home that kept its scratch differs (-fresh +kept):\n%s", step, len(got), diff)
+		}
+	}
+	for _, n := range []int{stackZones, stackZones + 1, smallPlan, smallPlan + 1} {
+		if !counts[n] {
+			t.Errorf("no step with %d zones", n)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -326,5 +327,102 @@ func TestDeviceLayout(t *testing.T) {
 	}
 	if size := unsafe.Sizeof(slabDevice{}); size != 256 {
 		t.Errorf("a device of a chunk takes %d bytes, want 256 (four cache lines)", size)
+	}
+}
+
+// TestHeatCellsGoWithTheirZones runs two contract homes through the same
+// random changes (zones deleted and made again under the same id, moved
+// and resized, their Volume set; heaters and coolers made, moved, changed
+// and deleted; a reset now and then), one of which loses every heat cell
+// before each advance, and checks after each that the zones agree to the
+// bit, and that the cells kept belong where they are: each entry's cell
+// is of the entry's zone, no entry is kept of a deleted zone, and a heat
+// update's cell is that of its device's zone.
+func TestHeatCellsGoWithTheirZones(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	kept := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+	fresh := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+	recreated := 0
+	for step := range 3000 {
+		seed := r.Uint64()
+		for _, h := range []*Home{kept, fresh} {
+			r := rand.New(rand.NewPCG(seed, 1))
+			zone := fmt.Sprintf("z%d", r.IntN(6))
+			device := fmt.Sprintf("d%d", r.IntN(12))
+			x, y := r.IntN(400), r.IntN(400)
+			switch op := r.IntN(12); op {
+			case 0, 1, 2:
+				if _, err := h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + r.IntN(200), BottomY: y + r.IntN(200)}); err == nil && h == kept && step > 0 {
+					recreated++
+				}
+			case 3:
+				churnZone(h, r, zone, 1)
+			case 4:
+				h.DeleteZone(zone)
+			case 5:
+				v := 1 + r.Float64()*100
+				h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarVolume: &v}})
+			case 6, 7:
+				kind := []string{"Heater", "Cooler"}[r.IntN(2)]
+				h.CreateDevice(DeviceSpec{ID: device, Type: kind, PositionX: &x, PositionY: &y, Properties: map[string]any{
+					"heater.powerLevel": r.Float64(), "heater.updaterThread.period": float64(1000 * (1 + r.IntN(3))),
+				}})
+			case 8:
+				h.UpdateDevice(device, DeviceUpdate{PositionX: &x, PositionY: &y})
+			case 9:
+				h.UpdateDevice(device, DeviceUpdate{Properties: map[string]any{"heater.powerLevel": r.Float64()}})
+			case 10:
+				h.DeleteDevice(device)
+			case 11:
+				if r.IntN(20) == 0 {
+					h.Reset()
+				}
+			}
+		}
+		fresh.mu.Lock()
+		fresh.inZone.each(func(_ *Zone, e *zoneEntry) { e.heat = nil })
+		for _, d := range fresh.devices.list {
+			if d.timer != nil {
+				d.timer.heatCell = nil
+			}
+		}
+		fresh.mu.Unlock()
+		adv := time.Duration(1+r.IntN(3)) * time.Second
+		for _, h := range []*Home{kept, fresh} {
+			if err := h.Advance(adv); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want, got := fresh.Zones(), kept.Zones()
+		if diff := gocmp.Diff(want, got, gocmp.Comparer(func(a, b float64) bool {
+			return math.Float64bits(a) == math.Float64bits(b)
+		})); diff != "" {
+			t.Fatalf("step %d: the home that kept its heat cells differs (-fresh +kept):\n%s", step, diff)
+		}
+		h := kept
+		h.mu.Lock()
+		var bad []string
+		h.inZone.each(func(z *Zone, e *zoneEntry) {
+			if cur, ok := h.zones.get(z.ID); !ok || cur != z {
+				bad = append(bad, fmt.Sprintf("an entry of deleted zone %s", z.ID))
+			}
+			if e.heat != nil && e.heat.z != z {
+				bad = append(bad, fmt.Sprintf("zone %s's entry has the cell of zone %s", z.ID, e.heat.z.ID))
+			}
+		})
+		for _, d := range h.devices.list {
+			if tm := d.timer; tm != nil && tm.heatCell != nil {
+				if e := h.inZone.lookup(d.zone); d.zone == nil || e == nil || e.heat != tm.heatCell {
+					bad = append(bad, fmt.Sprintf("device %s's heat update has a cell not its zone's", d.ID))
+				}
+			}
+		}
+		h.mu.Unlock()
+		if bad != nil {
+			t.Fatalf("step %d: %v", step, bad)
+		}
+	}
+	if recreated < 100 {
+		t.Fatalf("only %d zones made again", recreated)
 	}
 }

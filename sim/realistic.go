@@ -351,10 +351,15 @@ func abs(x int) int {
 	return x
 }
 
-// invalidateShapesLocked forgets the shared walls after zones changed.
+// invalidateShapesLocked forgets the shared walls and the zone grid after
+// zones changed. A home back to smallPlan zones or fewer, which scans its
+// zones, lets its grid go, and the zones it filed.
 func (h *Home) invalidateShapesLocked() {
 	h.walls = nil
-	if h.grid != nil {
+	switch {
+	case len(h.zones.list) <= smallPlan:
+		h.grid = nil
+	case h.grid != nil:
 		h.grid.valid = false
 	}
 	h.volGen++

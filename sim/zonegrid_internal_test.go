@@ -1,8 +1,11 @@
 package sim
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/benbjohnson/clock"
 )
 
 // locateByScan is the definition the grid must agree with: the smallest by
@@ -72,5 +75,54 @@ func TestZoneGrid(t *testing.T) {
 	g.build(nil)
 	if z := g.locate(0, 0); z != nil {
 		t.Fatalf("empty plan: locate = %v", z)
+	}
+}
+
+// TestZoneGridLetGo: a home's grid is made once it has more than
+// smallPlan zones and a point is located, and let go (with the zones it
+// filed, deleted ones among them) once the home is back to smallPlan zones
+// or fewer; locating still finds the same zones all along.
+func TestZoneGridLetGo(t *testing.T) {
+	h := MustNew(Config{WallClock: clock.NewMock()})
+	place := func() {
+		t.Helper()
+		x, y := 5, 5
+		if _, err := h.UpdatePerson("p", PersonUpdate{PositionX: &x, PositionY: &y}); err != nil {
+			t.Fatal(err)
+		}
+		h.mu.Lock()
+		got, want := h.locateLocked(x, y), locateByScan(h.zones.list, x, y)
+		h.mu.Unlock()
+		if got != want {
+			t.Fatalf("%d zones: (5, 5) located in %v, want %v", len(h.Zones()), got, want)
+		}
+	}
+	if _, err := h.CreatePerson(PersonSpec{ID: "p", Type: "Man"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range smallPlan + 4 {
+		if _, err := h.CreateZone(ZoneSpec{ID: fmt.Sprint("z", i), RightX: 10 + i, BottomY: 10 + i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	place()
+	if h.grid == nil {
+		t.Fatalf("%d zones and a point located: no grid", smallPlan+4)
+	}
+	for i := range 4 {
+		if err := h.DeleteZone(fmt.Sprint("z", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	place()
+	if h.grid != nil {
+		t.Fatalf("%d zones: the grid is kept, with %d zones filed", smallPlan, len(h.grid.filed)+len(h.grid.wide))
+	}
+	if _, err := h.CreateZone(ZoneSpec{ID: "again", LeftX: 2, TopY: 2, RightX: 6, BottomY: 6}); err != nil {
+		t.Fatal(err)
+	}
+	place()
+	if h.grid == nil || !h.grid.valid {
+		t.Fatalf("%d zones again and a point located: no valid grid", smallPlan+1)
 	}
 }

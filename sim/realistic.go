@@ -474,6 +474,8 @@ func (h *Home) stepLocked(at int64) {
 	work := small[:5*min(n, stackZones)]
 	if n > stackZones {
 		work = grown(&sc.work, 5*n)
+	} else if sc.work != nil {
+		sc.work = nil // a home back to stackZones zones or fewer keeps none
 	}
 	q := work[:n]                        // W into each zone
 	opening := work[n : 2*n]             // m² open to the outdoors

@@ -177,16 +177,27 @@ func (s *server) handleChainDelete() http.Handler {
 	})
 }
 
-// handleComponentIDs lists a chain's component ids by kind.
-func (s *server) handleComponentIDs() http.Handler {
+// handleComponentIDs lists a chain's component ids by kind, those of one
+// kind only (`{"Mediators": [...]}` or `{"Adapters": [...]}`, as the
+// original's /<chain>/mediators and /<chain>/adapters) when kind is set.
+func (s *server) handleComponentIDs(kind mediation.Kind) http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
 		ci, err := ch.Info()
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		adapters := append(append(append([]string{}, ci.Adapters.InOnly...), ci.Adapters.OutOnly...), ci.Adapters.InOut...)
-		encode(w, http.StatusOK, map[string][]string{"Mediators": ci.Mediators, "Adapters": adapters})
+		ids := map[string][]string{
+			"Mediators": append([]string{}, ci.Mediators...),
+			"Adapters":  append(append(append([]string{}, ci.Adapters.InOnly...), ci.Adapters.OutOnly...), ci.Adapters.InOut...),
+		}
+		switch kind {
+		case mediation.KindMediator:
+			delete(ids, "Adapters")
+		case mediation.KindAdapter:
+			delete(ids, "Mediators")
+		}
+		encode(w, http.StatusOK, ids)
 	})
 }
 

@@ -392,6 +392,8 @@ func openAPI(pre, p, m string, homes bool) []byte {
 		add(m+"/{chain}", "POST", op{summary: "Create a chain (started at once)", params: []obj{chain}, ok: j(ref("Chain"))})
 		add(m+"/{chain}", "DELETE", op{summary: "Delete a chain", params: []obj{chain}})
 		add(m+"/{chain}/components", "GET", op{summary: "A chain's component ids", params: []obj{chain}, ok: j(ref("ComponentIDs"))})
+		add(m+"/{chain}/mediators", "GET", op{summary: "A chain's mediator ids", params: []obj{chain}, ok: j(obj{"type": "object", "properties": obj{"Mediators": arrayOf(str(""))}})})
+		add(m+"/{chain}/adapters", "GET", op{summary: "A chain's adapter ids", params: []obj{chain}, ok: j(obj{"type": "object", "properties": obj{"Adapters": arrayOf(str(""))}})})
 		add(m+"/{chain}/components", "PUT", op{summary: "copy (from, to) or replace (from, to) a component", params: append([]obj{chain}, fields("command", "from", "to")...),
 			body: jsonOrForm(obj{"type": "object"}), ok: j(ref("Component"))})
 		add(m+"/{chain}/components/{id}", "GET", op{summary: "A component", params: []obj{chain, comp}, ok: j(ref("Component"))})

@@ -101,7 +101,9 @@ func (s *server) routes(r router, pre, p, m string) {
 		"POST":   s.handleChainCreate(),
 		"DELETE": s.handleChainDelete(),
 	})
-	r.Handle(m+"/{chain}/components", methods{"GET": s.handleComponentIDs(), "PUT": s.handleComponentCommand()})
+	r.Handle(m+"/{chain}/components", methods{"GET": s.handleComponentIDs(""), "PUT": s.handleComponentCommand()})
+	r.Handle(m+"/{chain}/mediators", methods{"GET": s.handleComponentIDs(mediation.KindMediator)})
+	r.Handle(m+"/{chain}/adapters", methods{"GET": s.handleComponentIDs(mediation.KindAdapter)})
 	r.Handle(m+"/{chain}/components/{id}", methods{
 		"GET":    s.handleComponentGet(""),
 		"PUT":    s.handleComponentUpdate(),

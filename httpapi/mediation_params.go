@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pervasim/pervasim/mediation"
 )
@@ -22,7 +23,11 @@ type params struct {
 // readParams reads the query string and the body of r.
 func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, error) {
 	p := params{values: url.Values{}}
-	for k, v := range parseForm(r.URL.RawQuery) {
+	q, err := parseForm(r.URL.RawQuery)
+	if err != nil {
+		return p, err
+	}
+	for k, v := range q {
 		p.values[k] = v
 	}
 	body, err := readBody(w, r, limit)
@@ -52,7 +57,11 @@ func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, er
 		}
 		return p, nil
 	}
-	for k, v := range parseForm(string(body)) {
+	form, err := parseForm(string(body))
+	if err != nil {
+		return p, err
+	}
+	for k, v := range form {
 		p.values[k] = v
 	}
 	return p, nil
@@ -61,17 +70,22 @@ func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, er
 // parseForm decodes a query string or form body leniently: pairs are split
 // on "&" only (the relaxed properties notation uses ";"), "+" is a space, and
 // text that is not valid percent-encoding is kept as sent, so that
-// curl -d "properties={a=1; b=50%}" works unencoded.
-func parseForm(s string) url.Values {
+// curl -d "properties={a=1; b=50%}" works unencoded. A name or value that
+// is not valid UTF-8 once decoded is an error, as a body that is not.
+func parseForm(s string) (url.Values, error) {
 	v := url.Values{}
 	for pair := range strings.SplitSeq(s, "&") {
 		if pair == "" {
 			continue
 		}
 		k, val, _ := strings.Cut(pair, "=")
-		v.Add(formUnescape(k), formUnescape(val))
+		k, val = formUnescape(k), formUnescape(val)
+		if !utf8.ValidString(k) || !utf8.ValidString(val) {
+			return nil, invalidf("field %q is not valid UTF-8 once decoded", strings.ToValidUTF8(k, "\ufffd"))
+		}
+		v.Add(k, val)
 	}
-	return v
+	return v, nil
 }
 
 func formUnescape(s string) string {

@@ -63,7 +63,10 @@ func (s *server) handleDataIn() http.Handler {
 
 func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.Message, error) {
 	var m mediation.Message
-	q := parseForm(r.URL.RawQuery)
+	q, err := parseForm(r.URL.RawQuery)
+	if err != nil {
+		return m, err
+	}
 	body, err := readBody(w, r, s.maxBody)
 	if err != nil {
 		return m, err
@@ -83,7 +86,10 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 			return m, invalidf("request body is not valid JSON: %v", err)
 		}
 	case mt == "application/x-www-form-urlencoded" && isForm(body):
-		form := parseForm(string(body))
+		form, err := parseForm(string(body))
+		if err != nil {
+			return m, err
+		}
 		for k, v := range form {
 			fields[k] = append(fields[k], v...)
 		}

@@ -352,9 +352,11 @@ func TestMediationShapes(t *testing.T) {
 	}
 }
 
-// TestMessagePropertyWithoutName: prop. with no name is 400 and sends
-// nothing, rather than a message without the property.
-func TestMessagePropertyWithoutName(t *testing.T) {
+// TestMessageFieldsRefused: prop. with no name is 400 and sends nothing,
+// rather than a message without the property; so is a query or form field
+// that is not valid UTF-8 once decoded (as a body that is not), rather than
+// a property or content of U+FFFD. A component's parameters alike.
+func TestMessageFieldsRefused(t *testing.T) {
 	f := newFixture(t)
 	for _, s := range pipeline {
 		f.med(t, s)
@@ -362,6 +364,10 @@ func TestMessagePropertyWithoutName(t *testing.T) {
 	for _, tc := range []struct{ query, ct, body string }{
 		{"?prop.=x", "application/json", `{"t":1}`},
 		{"", form, "content=hello&prop.=x"},
+		{"?prop.a=%FF", "application/json", `{"t":1}`},
+		{"?prop.%FF=a", "text/plain", "hello"},
+		{"", form, "content=%C3&prop.a=b"},
+		{"", form, "content=hello&prop.a=%FE%FF"},
 	} {
 		rec := f.doType(t, "POST", "/mediation/runtime/c/components/in/data"+tc.query, tc.ct, tc.body)
 		if rec.Code != http.StatusBadRequest || errorCode(t, rec.Body.String()) != "invalid" {
@@ -370,6 +376,18 @@ func TestMessagePropertyWithoutName(t *testing.T) {
 	}
 	if d := jsonDiff(t, `{"messages":[]}`, f.mustDo(t, "GET", "/mediation/runtime/c/components/out/data", "").Body.String()); d != "" {
 		t.Errorf("messages after refusals (-want +got):\n%s", d)
+	}
+	for _, tc := range []struct{ path, body string }{
+		{"/mediation/c/mediator/enricher/e1?properties=%7Ba%3D%FF%7D", ""},
+		{"/mediation/c/mediator/enricher/e2", "properties={a=%FF}"},
+	} {
+		rec := f.doType(t, "POST", tc.path, form, tc.body)
+		if rec.Code != http.StatusBadRequest || errorCode(t, rec.Body.String()) != "invalid" {
+			t.Errorf("POST %s %q = %d %s, want 400 invalid", tc.path, tc.body, rec.Code, rec.Body)
+		}
+	}
+	if rec := f.mustDo(t, "GET", "/mediation/c/mediators", ""); strings.Contains(rec.Body.String(), `"e`) {
+		t.Errorf("a refused component was made: %s", rec.Body)
 	}
 }
 

@@ -1,7 +1,7 @@
 package sim
 
 import (
-	"cmp"
+	"iter"
 	"math"
 	"slices"
 )
@@ -184,16 +184,16 @@ func (h *Home) wallsLocked() *walls {
 }
 
 // wallsOf returns the walls of the zones zs as wallsLocked defines them,
-// looking at the pairs given, which must hold every pair that nests or
-// shares a wall, in order of i, then j.
-func wallsOf(zs []*Zone, pairs [][2]int32, gap int) *walls {
+// looking at the pairs (i, j) of indexes in zs that pairs yields, twice:
+// they must hold every pair that nests or shares a wall, i < j, in order
+// of i, then j.
+func wallsOf(zs []*Zone, pairs iter.Seq2[int, int], gap int) *walls {
 	var out []contact
 	parents := make([]int, len(zs))
 	for i := range parents {
 		parents[i] = -1
 	}
-	for _, p := range pairs {
-		i, j := int(p[0]), int(p[1])
+	for i, j := range pairs {
 		switch a, b := zs[i], zs[j]; {
 		case inside(a, b):
 			nestIn(parents, zs, i, j)
@@ -203,8 +203,7 @@ func wallsOf(zs []*Zone, pairs [][2]int32, gap int) *walls {
 	}
 	// Walls: a nested zone has none (its container's are the walls).
 	overlap := func(a0, a1, b0, b1 int) int { return min(a1, b1) - max(a0, b0) }
-	for _, p := range pairs {
-		i, j := int(p[0]), int(p[1])
+	for i, j := range pairs {
 		a, b := zs[i], zs[j]
 		if parents[i] >= 0 || parents[j] >= 0 {
 			continue
@@ -238,16 +237,21 @@ func wallsOf(zs []*Zone, pairs [][2]int32, gap int) *walls {
 // pair is taken in the one cell that holds the corner of where the two
 // grown rectangles meet, so that the cost follows the pairs that come
 // near each other rather than every pair (5,000 zones: 12.5 million pairs,
-// 0.19 s a rebuild of the walls before).
-func nearPairs(zs []*Zone, gap int) [][2]int32 {
-	var pairs [][2]int32
+// 0.19 s a rebuild of the walls before). The pairs are made as they are
+// walked, a zone's at a time, never all at once: zones that all overlap
+// have as many pairs as any walk, but hold no more memory than their
+// grid.
+func nearPairs(zs []*Zone, gap int) iter.Seq2[int, int] {
 	if len(zs) <= smallPlan {
-		for i := range zs {
-			for j := i + 1; j < len(zs); j++ {
-				pairs = append(pairs, [2]int32{int32(i), int32(j)})
+		return func(yield func(int, int) bool) {
+			for i := range zs {
+				for j := i + 1; j < len(zs); j++ {
+					if !yield(i, j) {
+						return
+					}
+				}
 			}
 		}
-		return pairs
 	}
 	type grown struct{ l, t, r, b int }
 	rects := make([]grown, len(zs))
@@ -263,8 +267,12 @@ func nearPairs(zs []*Zone, gap int) [][2]int32 {
 	ny := max(1, min(h, n/nx))
 	cw, ch := (w+nx-1)/nx, (h+ny-1)/ny
 	nx, ny = (w+cw-1)/cw, (h+ch-1)/ch
-	// The cells' lists, one after the other in filed (start[c] is where
-	// cell c's begins), in two passes: count, then file.
+	cells := func(g grown) (x0, x1, y0, y1 int) {
+		return (g.l - box.l) / cw, (g.r - box.l) / cw, (g.t - box.t) / ch, (g.b - box.t) / ch
+	}
+	// The cells' lists of zones, in increasing order, one after the other
+	// in filed (start[c] is where cell c's begins), in two passes: count,
+	// then file.
 	start := make([]int32, nx*ny+1)
 	var wide []int32
 	isWide := make([]bool, len(zs))
@@ -273,8 +281,7 @@ func nearPairs(zs []*Zone, gap int) [][2]int32 {
 			if isWide[i] {
 				continue
 			}
-			x0, x1 := (g.l-box.l)/cw, (g.r-box.l)/cw
-			y0, y1 := (g.t-box.t)/ch, (g.b-box.t)/ch
+			x0, x1, y0, y1 := cells(g)
 			if (x1-x0+1)*(y1-y0+1) > maxZoneCells {
 				wide = append(wide, int32(i))
 				isWide[i] = true
@@ -298,28 +305,44 @@ func nearPairs(zs []*Zone, gap int) [][2]int32 {
 		x, y = max(a.l, b.l), max(a.t, b.t)
 		return x, y, x <= min(a.r, b.r) && y <= min(a.b, b.b)
 	}
-	for c := range nx * ny {
-		list := filed[start[c]:start[c+1]]
-		for k, i := range list {
-			for _, j := range list[k+1:] {
-				if x, y, ok := meet(i, j); ok && (y-box.t)/ch*nx+(x-box.l)/cw == c {
-					pairs = append(pairs, [2]int32{min(i, j), max(i, j)})
+	return func(yield func(int, int) bool) {
+		var js []int32 // zone i's partners after it
+		for i := range int32(len(zs)) {
+			js = js[:0]
+			if isWide[i] {
+				for j := i + 1; j < int32(len(zs)); j++ {
+					if _, _, ok := meet(i, j); ok {
+						js = append(js, j)
+					}
+				}
+			} else {
+				x0, x1, y0, y1 := cells(rects[i])
+				for y := y0; y <= y1; y++ {
+					for x := x0; x <= x1; x++ {
+						c := y*nx + x
+						list := filed[start[c]:start[c+1]]
+						k, _ := slices.BinarySearch(list, i)
+						for _, j := range list[k+1:] {
+							if x, y, ok := meet(i, j); ok && (y-box.t)/ch*nx+(x-box.l)/cw == c {
+								js = append(js, j)
+							}
+						}
+					}
+				}
+				for _, j := range wide {
+					if _, _, ok := meet(i, j); ok && j > i {
+						js = append(js, j)
+					}
+				}
+				slices.Sort(js)
+			}
+			for _, j := range js {
+				if !yield(int(i), int(j)) {
+					return
 				}
 			}
 		}
 	}
-	for _, i := range wide {
-		for j := range int32(len(zs)) {
-			if j == i || isWide[j] && j < i {
-				continue // itself, or a wide pair taken from the other side
-			}
-			if _, _, ok := meet(i, j); ok {
-				pairs = append(pairs, [2]int32{min(i, j), max(i, j)})
-			}
-		}
-	}
-	slices.SortFunc(pairs, func(a, b [2]int32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	return pairs
 }
 
 // inside reports whether zone in is a part of zone out's room (a sofa's

@@ -3,8 +3,10 @@ package sim
 import (
 	"cmp"
 	"fmt"
+	"iter"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -129,15 +131,26 @@ func TestWallsOfNarrowZones(t *testing.T) {
 	}
 }
 
-// allPairs returns every pair (i, j), i < j, of n zones, in order.
-func allPairs(n int) [][2]int32 {
-	var p [][2]int32
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			p = append(p, [2]int32{int32(i), int32(j)})
+// allPairs yields every pair (i, j), i < j, of n zones, in order.
+func allPairs(n int) iter.Seq2[int, int] {
+	return func(yield func(int, int) bool) {
+		for i := range n {
+			for j := i + 1; j < n; j++ {
+				if !yield(i, j) {
+					return
+				}
+			}
 		}
 	}
-	return p
+}
+
+// pairList collects what pairs yields.
+func pairList(pairs iter.Seq2[int, int]) [][2]int {
+	var l [][2]int
+	for i, j := range pairs {
+		l = append(l, [2]int{i, j})
+	}
+	return l
 }
 
 // TestNearPairs compares the walls worked out from nearPairs with those of
@@ -186,13 +199,17 @@ func TestNearPairs(t *testing.T) {
 			}
 			zs[i] = &Zone{ID: fmt.Sprint(i), LeftX: x, TopY: y, RightX: x + w, BottomY: y + h}
 		}
-		near := nearPairs(zs, gap)
-		got, want := wallsOf(zs, near, gap), wallsOf(zs, allPairs(n), gap)
+		pairs := nearPairs(zs, gap)
+		got, want := wallsOf(zs, pairs, gap), wallsOf(zs, allPairs(n), gap)
+		near := pairList(pairs)
+		if again := pairList(pairs); !slices.Equal(near, again) {
+			t.Fatalf("seed %d: a second walk of the near pairs gave %d pairs, the first %d", seed, len(again), len(near))
+		}
 		if diff := gocmp.Diff(want, got, gocmp.AllowUnexported(walls{}, contact{})); diff != "" {
 			t.Fatalf("seed %d, %d zones: walls differ (-every pair +near pairs):\n%s", seed, n, diff)
 		}
-		if !slices.IsSortedFunc(near, func(a, b [2]int32) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) ||
-			slices.ContainsFunc(near, func(p [2]int32) bool { return p[0] >= p[1] }) || len(slices.Compact(slices.Clone(near))) != len(near) {
+		if !slices.IsSortedFunc(near, func(a, b [2]int) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) }) ||
+			slices.ContainsFunc(near, func(p [2]int) bool { return p[0] >= p[1] }) || len(slices.Compact(slices.Clone(near))) != len(near) {
 			t.Fatalf("seed %d: the near pairs are not distinct, ordered pairs i < j: %v", seed, near)
 		}
 		if n > smallPlan {
@@ -309,5 +326,27 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 		if !counts[n] {
 			t.Errorf("no step with %d zones", n)
 		}
+	}
+}
+
+// TestNearPairsHoldLittle: zones that all overlap make as many near pairs
+// as any walk (2,000 zones: about two million), and working out their
+// walls must not hold them all at once: it allocates what the grid and one
+// zone's partners take, not what the pairs would.
+func TestNearPairsHoldLittle(t *testing.T) {
+	gap := int(math.Floor(WallContactGap / PlanUnitMeters))
+	zs := make([]*Zone, 2000)
+	for i := range zs {
+		zs[i] = &Zone{ID: fmt.Sprint(i), LeftX: i % 7, TopY: i % 5, RightX: 500 + i%7, BottomY: 400 + i%5}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w := wallsOf(zs, nearPairs(zs, gap), gap)
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("the walls of %d overlapping zones allocated %d bytes, want at most 4 MiB", len(zs), got)
+	}
+	if len(w.parents) != len(zs) {
+		t.Fatalf("walls of %d zones: %d parents", len(zs), len(w.parents))
 	}
 }

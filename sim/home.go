@@ -282,11 +282,11 @@ func (h *Home) Reset() {
 		h.devices.remove(d.ID)
 		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
 	}
-	h.invalidateShapesLocked()
 	for _, z := range slices.Clone(h.zones.list) {
 		h.zones.remove(z.ID)
 		h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: z.ID})
 	}
+	h.invalidateShapesLocked() // once the zones are gone: the grid goes with them
 }
 
 // ordered holds entities by id and in creation order. While it holds few,

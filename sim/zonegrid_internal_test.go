@@ -81,7 +81,8 @@ func TestZoneGrid(t *testing.T) {
 // TestZoneGridLetGo: a home's grid is made once it has more than
 // smallPlan zones and a point is located, and let go (with the zones it
 // filed, deleted ones among them) once the home is back to smallPlan zones
-// or fewer; locating still finds the same zones all along.
+// or fewer, by deletions or a Reset; locating still finds the same zones
+// all along.
 func TestZoneGridLetGo(t *testing.T) {
 	h := MustNew(Config{WallClock: clock.NewMock()})
 	place := func() {
@@ -124,5 +125,9 @@ func TestZoneGridLetGo(t *testing.T) {
 	place()
 	if h.grid == nil || !h.grid.valid {
 		t.Fatalf("%d zones again and a point located: no valid grid", smallPlan+1)
+	}
+	h.Reset()
+	if h.grid != nil {
+		t.Fatalf("after Reset: the grid is kept, with %d zones filed", len(h.grid.filed)+len(h.grid.wide))
 	}
 }

@@ -453,9 +453,11 @@ func (h *Home) entriesLocked(sc *stepScratch, zs []*Zone) []*zoneEntry {
 	return sc.entries
 }
 
-// grown returns *s resized to n zero entries, reusing its array when it can.
+// grown returns *s resized to n zero entries, reusing its array when it can
+// and it is at most four times as long as needed: a home that shrinks lets
+// the longer arrays of its step go.
 func grown[T any](s *[]T, n int) []T {
-	if cap(*s) < n {
+	if c := cap(*s); c < n || c > 4*n {
 		*s = make([]T, n)
 	}
 	*s = (*s)[:n]
@@ -484,6 +486,7 @@ func (h *Home) startRealisticLocked() {
 func (h *Home) stepLocked(at int64) {
 	zs := h.zones.list
 	if len(zs) == 0 {
+		h.scratch = nil // a home without zones keeps nothing of its steps (its entries would hold the zones' devices)
 		return
 	}
 	out := h.env.temperature(at)

@@ -350,3 +350,67 @@ func TestNearPairsHoldLittle(t *testing.T) {
 		t.Fatalf("walls of %d zones: %d parents", len(zs), len(w.parents))
 	}
 }
+
+// TestStepScratchLetGo: a realistic home that shrinks lets go of what its
+// step kept for more zones (the conductances, decay factors, shapes and
+// entries, each as long as the zones), and a home left without zones, by
+// deletions or a Reset, keeps nothing of its steps: the entries it kept
+// would otherwise hold the zone index's entries of the zones gone, with
+// their devices.
+func TestStepScratchLetGo(t *testing.T) {
+	type caps struct{ G, Decay, DecayOf, Shapes, Entries int }
+	capsOf := func(h *Home) *caps {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		sc := h.scratch
+		if sc == nil {
+			return nil
+		}
+		return &caps{cap(sc.g), cap(sc.decay), cap(sc.decayOf), cap(sc.shapes), cap(sc.entries)}
+	}
+	for _, reset := range []bool{false, true} {
+		h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
+		zone := func(i int) string { return fmt.Sprint("z", i) }
+		for i := range 100 {
+			x, y := (i%10)*100, (i/10)*100
+			if _, err := h.CreateZone(ZoneSpec{ID: zone(i), LeftX: x, TopY: y, RightX: x + 99, BottomY: y + 99}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.CreateDevice(DeviceSpec{ID: fmt.Sprint("d", i), Type: "Heater", PositionX: &x, PositionY: &y}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step := func() {
+			t.Helper()
+			if err := h.Advance(time.Minute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step()
+		if diff := gocmp.Diff(&caps{100, 100, 100, 100, 100}, capsOf(h)); diff != "" {
+			t.Fatalf("100 zones: the scratch's capacities (-want +got):\n%s", diff)
+		}
+		for i := 2; i < 100; i++ {
+			if err := h.DeleteZone(zone(i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		step()
+		if diff := gocmp.Diff(&caps{2, 2, 2, 2, 2}, capsOf(h)); diff != "" {
+			t.Fatalf("down to 2 zones: the scratch's capacities (-want +got):\n%s", diff)
+		}
+		if reset {
+			h.Reset()
+		} else {
+			for i := range 2 {
+				if err := h.DeleteZone(zone(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		step()
+		if c := capsOf(h); c != nil {
+			t.Fatalf("no zone left (reset %v): the step's scratch is kept, %+v", reset, *c)
+		}
+	}
+}

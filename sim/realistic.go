@@ -261,12 +261,7 @@ func nearPairs(zs []*Zone, gap int) iter.Seq2[int, int] {
 		rects[i] = g
 		box = grown{min(box.l, g.l), min(box.t, g.t), max(box.r, g.r), max(box.b, g.b)}
 	}
-	n := min(4*len(zs), maxGridCells)
-	w, h := box.r-box.l+1, box.b-box.t+1
-	nx := max(1, min(w, isqrt(n*w/max(h, 1))))
-	ny := max(1, min(h, n/nx))
-	cw, ch := (w+nx-1)/nx, (h+ny-1)/ny
-	nx, ny = (w+cw-1)/cw, (h+ch-1)/ch
+	cw, ch, nx, ny := gridCells(box.r-box.l+1, box.b-box.t+1, len(zs))
 	cells := func(g grown) (x0, x1, y0, y1 int) {
 		return (g.l - box.l) / cw, (g.r - box.l) / cw, (g.t - box.t) / ch, (g.b - box.t) / ch
 	}

@@ -56,14 +56,8 @@ func (g *zoneGrid) build(zones []*Zone) {
 		minX, minY = min(minX, z.LeftX), min(minY, z.TopY)
 		maxX, maxY = max(maxX, z.RightX), max(maxY, z.BottomY)
 	}
-	// About 4 cells per zone, square-ish over the bounding box.
-	n := min(4*len(zones), maxGridCells)
-	w, h := maxX-minX+1, maxY-minY+1
-	nx := max(1, min(w, isqrt(n*w/max(h, 1))))
-	ny := max(1, min(h, n/nx))
 	g.minX, g.minY = minX, minY
-	g.cellW, g.cellH = (w+nx-1)/nx, (h+ny-1)/ny
-	g.nx, g.ny = (w+g.cellW-1)/g.cellW, (h+g.cellH-1)/g.cellH
+	g.cellW, g.cellH, g.nx, g.ny = gridCells(maxX-minX+1, maxY-minY+1, len(zones))
 	cells := g.nx * g.ny
 	if cap(g.start) > cells {
 		g.start = g.start[:cells+1]
@@ -136,6 +130,17 @@ func (g *zoneGrid) locate(x, y int) *Zone {
 		return nil
 	}
 	return best.z
+}
+
+// gridCells lays out the cells of a grid over a box w × h for count
+// rectangles: about four cells a rectangle (at most maxGridCells),
+// square-ish, cellW × cellH each, nx across and ny down, covering the box.
+func gridCells(w, h, count int) (cellW, cellH, nx, ny int) {
+	n := min(4*count, maxGridCells)
+	nx = max(1, min(w, isqrt(n*w/max(h, 1))))
+	ny = max(1, min(h, n/nx))
+	cellW, cellH = (w+nx-1)/nx, (h+ny-1)/ny
+	return cellW, cellH, (w + cellW - 1) / cellW, (h + cellH - 1) / cellH
 }
 
 // isqrt returns the integer square root of n >= 0.

@@ -408,9 +408,9 @@ func (h *Home) meterLocked(z *Zone) {
 // homes of the realistic model, once run, hold 3 MB less).
 const stackZones = 8
 
-// stepScratch holds the slices of stepLocked between steps: a step of a
-// large home would otherwise allocate seven slices of as many entries as
-// zones, 1,440 times a simulated day.
+// stepScratch holds what stepLocked keeps between steps: the slices a step
+// of a large home would otherwise allocate, as long as its zones, 1,440
+// times a simulated day, and what it caches.
 type stepScratch struct {
 	// work holds the step's q, opening, shared, temps and gt of a home of
 	// more than stackZones zones (a smaller home's are on the stack), and

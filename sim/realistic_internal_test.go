@@ -218,13 +218,30 @@ func TestNearPairs(t *testing.T) {
 				t.Errorf("seed %d: %d zones gave %d near pairs, as many as there are pairs", seed, n, len(near))
 			}
 		}
-		if n > smallPlan && !farOff && slices.ContainsFunc(zs, func(z *Zone) bool { return z.RightX-z.LeftX > 1000 }) {
-			wides++ // a zone across a plan of at least 17 zones spans more than maxZoneCells cells
+		if n > smallPlan && hasWideZone(zs, gap) {
+			wides++
 		}
 	}
-	if grids < 100 || wides < 50 {
-		t.Fatalf("%d plans went through the grid, %d had a zone across the plan", grids, wides)
+	if grids < 100 || wides < 40 {
+		t.Fatalf("%d plans went through the grid, %d had a zone of more than maxZoneCells cells", grids, wides)
 	}
+}
+
+// hasWideZone reports whether nearPairs' grid of the zones zs, grown by
+// gap, has a zone spanning more than maxZoneCells of its cells, paired
+// with every zone rather than through the cells.
+func hasWideZone(zs []*Zone, gap int) bool {
+	l, t, r, b := math.MaxInt, math.MaxInt, math.MinInt, math.MinInt
+	for _, z := range zs {
+		l, t = min(l, z.LeftX-gap), min(t, z.TopY-gap)
+		r, b = max(r, z.RightX+gap), max(b, z.BottomY+gap)
+	}
+	cw, ch, _, _ := gridCells(r-l+1, b-t+1, len(zs))
+	return slices.ContainsFunc(zs, func(z *Zone) bool {
+		across := (z.RightX+gap-l)/cw - (z.LeftX-gap-l)/cw + 1
+		down := (z.BottomY+gap-t)/ch - (z.TopY-gap-t)/ch + 1
+		return across*down > maxZoneCells
+	})
 }
 
 // BenchmarkWalls works out the walls of the day benchmarks' plans (rooms

@@ -90,6 +90,11 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 		if err != nil {
 			return m, err
 		}
+		for k := range form {
+			if k != "content" && !strings.HasPrefix(k, "prop.") {
+				return m, invalidf("form field %q is neither content nor prop.<name>: it would be lost", k)
+			}
+		}
 		for k, v := range form {
 			fields[k] = append(fields[k], v...)
 		}

@@ -355,7 +355,8 @@ func TestMediationShapes(t *testing.T) {
 // TestMessageFieldsRefused: prop. with no name is 400 and sends nothing,
 // rather than a message without the property; so is a query or form field
 // that is not valid UTF-8 once decoded (as a body that is not), rather than
-// a property or content of U+FFFD. A component's parameters alike.
+// a property or content of U+FFFD, and a form field that is neither content
+// nor a property, rather than lost. A component's parameters alike.
 func TestMessageFieldsRefused(t *testing.T) {
 	f := newFixture(t)
 	for _, s := range pipeline {
@@ -368,6 +369,8 @@ func TestMessageFieldsRefused(t *testing.T) {
 		{"?prop.%FF=a", "text/plain", "hello"},
 		{"", form, "content=%C3&prop.a=b"},
 		{"", form, "content=hello&prop.a=%FE%FF"},
+		{"", form, "a=1&prop.x=2"},
+		{"", form, "prop.x=2&contents=typo"},
 	} {
 		rec := f.doType(t, "POST", "/mediation/runtime/c/components/in/data"+tc.query, tc.ct, tc.body)
 		if rec.Code != http.StatusBadRequest || errorCode(t, rec.Body.String()) != "invalid" {

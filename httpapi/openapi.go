@@ -381,7 +381,7 @@ func openAPI(pre, p, m string, homes bool) []byte {
 		}
 		add(m+"/runtime/{chain}/components/{id}", "GET", op{summary: "A component with its counters", params: []obj{chain, comp}, ok: j(ref("Component"))})
 		add(m+"/runtime/{chain}/components/{id}/data", "GET", op{summary: "What a rest-out adapter kept", params: []obj{chain, comp}, ok: j(ref("Messages"))})
-		add(m+"/runtime/{chain}/components/{id}/data", "POST", op{summary: "Send a message in through a rest-in adapter: a JSON body is the content; a form's content field, or any other body, the content as text; prop.<name> query or form fields its properties",
+		add(m+"/runtime/{chain}/components/{id}/data", "POST", op{summary: "Send a message in through a rest-in adapter: a JSON body is the content; a form's content field, or any other body, the content as text; prop.<name> query or form fields its properties (another form field is 400)",
 			params: []obj{chain, comp}, body: obj{
 				"application/json":                  obj{"schema": obj{}},
 				"application/x-www-form-urlencoded": obj{"schema": ref("Form")},

@@ -137,14 +137,19 @@ func (h *Home) startTimersLocked(d *device) {
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {
 		every := max(b.Every.Milliseconds(), 1)
-		d.ticker = &timer{period: every, from: h.nowLocked(), fire: func(h *Home, at int64) {
-			if !d.faulty {
-				c := h.contextLocked(d, true)
-				b.Tick(c)
-				h.releaseContextLocked(c)
-			}
-		}}
+		// The device in the timer rather than a closure holding it: 32
+		// bytes less for each ticking device of many small homes.
+		d.ticker = &timer{period: every, from: h.nowLocked(), heat: d, tick: true}
 		h.scheduleLocked(d.ticker, h.nowLocked()+every)
+	}
+}
+
+// tickLocked runs the Tick of device d's behaviour, unless d is faulty.
+func (h *Home) tickLocked(d *device) {
+	if !d.faulty {
+		c := h.contextLocked(d, true)
+		d.kind.Behavior.Tick(c)
+		h.releaseContextLocked(c)
 	}
 }
 

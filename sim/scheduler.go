@@ -19,7 +19,8 @@ type timer struct {
 	at     int64 // simulated ms since the epoch
 	period int64 // > 0: reschedule period ms after at, chained from at, never from "now"
 	// heat is the device whose contract-model heat update this is, called
-	// directly: there are millions of them a simulated day. What the update
+	// directly: there are millions of them a simulated day (or, with tick,
+	// the device whose behaviour's Tick this is). What the update
 	// needs of its device is kept here, so that it reads the timer alone:
 	// the device's power (copied by settleDeviceLocked whenever the device
 	// changes), and the heat cell of its zone (found by the first update in
@@ -34,6 +35,7 @@ type timer struct {
 	idx       int32 // its index in slot.items
 	scheduled bool
 	unlocked  bool
+	tick      bool // heat's behaviour's Tick, every period: no heat update
 }
 
 // The schedule is a calendar: one slot per distinct due time, holding its
@@ -344,6 +346,10 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		}
 		h.pinned, h.pin = true, at
 		switch {
+		case t.tick:
+			h.flushHeatLocked()
+			h.tickLocked(t.heat)
+			s = nil
 		case t.heat != nil:
 			h.tickThermalLocked(t)
 		case !t.unlocked:

@@ -37,6 +37,22 @@ var (
 // plan returns the width and height of the plan of a home of n zones.
 func (s homeSize) plan() (w, h int) { return 1000, (s.zones + 9) / 10 * 100 }
 
+// dayDevice returns the kind and the properties of the i-th device of the
+// day mix: heaters and coolers running at various power levels, dimmers
+// at half.
+func dayDevice(i int) (kind string, props map[string]any) {
+	kind = dayKinds[i%len(dayKinds)]
+	switch kind {
+	case "Heater":
+		props = map[string]any{"heater.powerLevel": float64(i%10) / 10}
+	case "Cooler":
+		props = map[string]any{"cooler.powerLevel": float64(i%7) / 10}
+	case "DimmerLight":
+		props = map[string]any{"power_level": 0.5}
+	}
+	return kind, props
+}
+
 // sizedHome builds a home of the given size.
 func sizedHome(tb testing.TB, physics sim.Physics, size homeSize) *sim.Home {
 	tb.Helper()
@@ -47,16 +63,7 @@ func sizedHome(tb testing.TB, physics sim.Physics, size homeSize) *sim.Home {
 	}
 	w, ht := size.plan()
 	for i := range size.devices {
-		k := dayKinds[i%len(dayKinds)]
-		var props map[string]any
-		switch k {
-		case "Heater":
-			props = map[string]any{"heater.powerLevel": float64(i%10) / 10}
-		case "Cooler":
-			props = map[string]any{"cooler.powerLevel": float64(i%7) / 10}
-		case "DimmerLight":
-			props = map[string]any{"power_level": 0.5}
-		}
+		k, props := dayDevice(i)
 		mustDevice(tb, h, placed(fmt.Sprintf("d%d", i), k, (i*37)%w, (i*53)%ht, props))
 	}
 	for i := range size.persons {

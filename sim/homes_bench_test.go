@@ -27,16 +27,7 @@ func placedHome(tb testing.TB, ph sim.Physics, n int) *sim.Home {
 		mustZone(tb, h, rect(fmt.Sprintf("room-%d", i), x, y, x+99, y+99))
 	}
 	for i := range 20 {
-		k := dayKinds[i%len(dayKinds)]
-		var props map[string]any
-		switch k {
-		case "Heater":
-			props = map[string]any{"heater.powerLevel": float64(i%10) / 10}
-		case "Cooler":
-			props = map[string]any{"cooler.powerLevel": float64(i%7) / 10}
-		case "DimmerLight":
-			props = map[string]any{"power_level": 0.5}
-		}
+		k, props := dayDevice(i)
 		room := i % 4
 		mustDevice(tb, h, placed(fmt.Sprintf("device-%d-%d", n, i), k, (room%2)*100+10+i*3, (room/2)*100+10+i*2, props))
 	}

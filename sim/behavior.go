@@ -217,10 +217,16 @@ func (c *DeviceContext) Persons() []Person {
 
 // personNear returns the first person (in creation order) of the device's
 // zone within scope plan units of it along both axes; "" when there is
-// none, or the device is outside every zone.
+// none, or the device is outside every zone. In a home that counts its
+// persons by zone (see Home.personsInLocked), an empty zone answers without
+// walking the persons: relocating every device of a big home after a zone
+// change would otherwise walk them once for each medical device.
 func (c *DeviceContext) personNear(scope float64) string {
 	if c.d.zone == nil {
 		return ""
+	}
+	if c.h.countingPersonsLocked() && c.h.inZone.lookup(c.d.zone).personCount() == 0 {
+		return "" // an empty zone, in a home that counts its persons by zone: no walk
 	}
 	for _, p := range c.h.persons.list {
 		if p.Location == c.d.zone.ID && math.Abs(float64(p.PositionX)-float64(c.d.PositionX)) <= scope &&

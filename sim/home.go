@@ -272,20 +272,23 @@ func (h *Home) Reset() {
 	defer h.deliver()
 	h.lockChange()
 	defer h.mu.Unlock()
-	for _, p := range slices.Clone(h.persons.list) {
-		h.persons.remove(p.ID)
+	// Each list is emptied at once, after its events: removing its entities
+	// one by one would shift the rest of the list at each, a quadratic
+	// reset of a big home.
+	for _, p := range h.persons.list {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
+	h.persons.clear()
 	h.inZone.reset()
-	for _, d := range slices.Clone(h.devices.list) {
+	for _, d := range h.devices.list {
 		h.cancelDeviceTimersLocked(d)
-		h.devices.remove(d.ID)
 		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
 	}
-	for _, z := range slices.Clone(h.zones.list) {
-		h.zones.remove(z.ID)
+	h.devices.clear()
+	for _, z := range h.zones.list {
 		h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: z.ID})
 	}
+	h.zones.clear()
 	h.invalidateShapesLocked() // once the zones are gone: the grid goes with them
 }
 
@@ -327,6 +330,12 @@ func (o *ordered[T]) add(id string, v *T) {
 			o.byID[o.key(x)] = x
 		}
 	}
+}
+
+// clear removes every entity.
+func (o *ordered[T]) clear() {
+	clear(o.list)
+	o.list, o.byID = o.list[:0], nil
 }
 
 func (o *ordered[T]) remove(id string) {

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -471,5 +472,52 @@ func TestNameLengthLimits(t *testing.T) {
 	}
 	if _, err := h.UpdateDevice("d", sim.DeviceUpdate{Properties: map[string]any{long: 1.0}}); !errors.Is(err, sim.ErrInvalid) {
 		t.Errorf("UpdateDevice with a %d-byte property name = %v, want an error wrapping %v", len(long), err, sim.ErrInvalid)
+	}
+}
+
+// TestResetBigHome resets a home past the size at which it finds its
+// entities by map: the removals are published in creation order, persons,
+// devices then zones, and every id is free again.
+func TestResetBigHome(t *testing.T) {
+	h, _ := newHome(t)
+	const n = 40
+	var want []sim.Event
+	for i := range n {
+		mustZone(t, h, rect(fmt.Sprint("z", i), i*10, 0, i*10+9, 9))
+		mustDevice(t, h, sim.DeviceSpec{ID: fmt.Sprint("d", i), Type: "Heater", PositionX: ptr(i * 10), PositionY: ptr(5)})
+		mustPerson(t, h, sim.PersonSpec{ID: fmt.Sprint("p", i), Type: "Boy", PositionX: ptr(i*10 + 1), PositionY: ptr(5)})
+	}
+	for i := range n {
+		want = append(want, sim.Event{Type: sim.EventPersonRemoved, PersonID: fmt.Sprint("p", i)})
+	}
+	for i := range n {
+		want = append(want, sim.Event{Type: sim.EventDeviceRemoved, DeviceID: fmt.Sprint("d", i)})
+	}
+	for i := range n {
+		want = append(want, sim.Event{Type: sim.EventZoneRemoved, ZoneID: fmt.Sprint("z", i)})
+	}
+	sub := h.Subscribe(4 * n)
+	defer sub.Close()
+
+	h.Reset()
+
+	var got []sim.Event
+	for len(got) < len(want) {
+		e := <-sub.C
+		got = append(got, sim.Event{Type: e.Type, PersonID: e.PersonID, DeviceID: e.DeviceID, ZoneID: e.ZoneID})
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events of Reset (-want +got):\n%s", diff)
+	}
+	if _, err := h.Device("d7"); err == nil {
+		t.Errorf("Device(d7) after Reset = nil error, want not found")
+	}
+	for i := range n {
+		mustZone(t, h, rect(fmt.Sprint("z", i), i*10, 0, i*10+9, 9))
+		mustDevice(t, h, sim.DeviceSpec{ID: fmt.Sprint("d", i), Type: "Heater", PositionX: ptr(i * 10), PositionY: ptr(5)})
+		mustPerson(t, h, sim.PersonSpec{ID: fmt.Sprint("p", i), Type: "Boy", PositionX: ptr(i*10 + 1), PositionY: ptr(5)})
+	}
+	if d, err := h.Device("d39"); err != nil || d.Location != "z39" {
+		t.Errorf("Device(d39) after Reset and re-creation = %+v, %v, want in z39", d, err)
 	}
 }

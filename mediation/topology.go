@@ -580,18 +580,27 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 	_, b.direct = link.(*directLink)
 	b.queue, _ = link.(*queueLink)
 	b.bp, _ = link.(Backpressure)
-	edges := make([]edge, 0, len(ch.bindings)+1)
-	for _, x := range ch.bindings {
-		edges = append(edges, edge{from: x.from, to: x.target.Load(), direct: x.direct})
-	}
-	edges = append(edges, edge{from: fc, to: tc, direct: b.direct})
-	if cyc := findCycle(edges); cyc != nil {
-		link.Close()
-		return BindingInfo{}, errorf(ErrInvalid, "binding %s -> %s would close the cycle %s: a chain must not loop, whatever its linkers", from, to, cycleString(cyc))
-	}
-	if loop := findDirectLoop(edges); loop != nil {
-		link.Close()
-		return BindingInfo{}, directLoopf("binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
+	// The chain has neither cycle nor direct loop (every Bind and Replace
+	// checks): the new binding closes one only if its source is reachable
+	// from its target, which walks what lies downstream of the target only.
+	// Only then are all the bindings searched, for the cycle the message
+	// names, as before.
+	cycle := ch.reachesLocked(tc, fc, true, false)
+	loop := b.direct && !cycle && ch.reachesLocked(tc, fc, false, true)
+	if cycle || loop {
+		edges := make([]edge, 0, len(ch.bindings)+1)
+		for _, x := range ch.bindings {
+			edges = append(edges, edge{from: x.from, to: x.target.Load(), direct: x.direct})
+		}
+		edges = append(edges, edge{from: fc, to: tc, direct: b.direct})
+		if cyc := findCycle(edges); cyc != nil {
+			link.Close()
+			return BindingInfo{}, errorf(ErrInvalid, "binding %s -> %s would close the cycle %s: a chain must not loop, whatever its linkers", from, to, cycleString(cyc))
+		}
+		if loop := findDirectLoop(edges); loop != nil {
+			link.Close()
+			return BindingInfo{}, directLoopf("binding %s -> %s would close the loop %s of direct bindings through an in-out adapter, which would deadlock: bind one of them with linker=queue", from, to, cycleString(loop))
+		}
 	}
 	// The bound is checked last: a binding that can never be made (bad
 	// properties, a loop) is invalid, not busy (which asks to try again).
@@ -608,6 +617,46 @@ func (ch *Chain) Bind(from, to, linker string, props map[string]any) (BindingInf
 		fc.announce()
 	}
 	return b.info(), nil
+}
+
+// reachesLocked reports whether the bindings lead from component from to
+// component to, following each component's out routes: a binding from to
+// to from would then close a cycle (split, as findCycle: a path that
+// enters an in-out adapter ends there) or a loop of direct bindings
+// (directOnly, as findDirectLoop). It visits what lies downstream of from
+// only. ch.mu is held.
+func (ch *Chain) reachesLocked(from, to *comp, split, directOnly bool) bool {
+	if split && from.border {
+		return false // the in side of an in-out adapter: nothing leaves it
+	}
+	if from == to {
+		return true
+	}
+	seen := map[*comp]bool{from: true}
+	stack := []*comp{from}
+	for len(stack) > 0 {
+		c := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, r := range *c.routes.Load() {
+			for _, b := range r.bs {
+				if directOnly && !b.direct {
+					continue
+				}
+				t := b.target.Load()
+				if split && t.border {
+					continue // its in side: a dead end, whether or not it is to
+				}
+				if t == to {
+					return true
+				}
+				if !seen[t] {
+					seen[t] = true
+					stack = append(stack, t)
+				}
+			}
+		}
+	}
+	return false
 }
 
 // findBinding returns the binding between the two endpoints; ch.mu is held.

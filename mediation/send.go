@@ -20,9 +20,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"runtime"
-	"slices"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -374,24 +374,41 @@ func (ch *Chain) queuesAhead(c *comp) []*binding {
 // walkQueues returns the queue bindings reachable from c.
 func (ch *Chain) walkQueues(c *comp) []*binding {
 	var bs []*binding
-	seen := map[*comp]bool{c: true}
-	stack := []*comp{c}
-	for len(stack) > 0 {
-		x := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, r := range *x.routes.Load() {
-			for _, b := range r.bs {
-				if b.bp != nil && !slices.Contains(bs, b) {
-					bs = append(bs, b)
-				}
-				if t := b.target.Load(); !seen[t] {
-					seen[t] = true
-					stack = append(stack, t)
+	for b := range downstream(c, func(*binding) bool { return true }) {
+		if b.bp != nil {
+			bs = append(bs, b)
+		}
+	}
+	return bs
+}
+
+// downstream yields the bindings that lead on from c, depth first, each
+// once: those of c's out routes for which follow is true, then, from each
+// component they reach (once), the same. The chain's topology must not
+// change meanwhile (ch.mu held, or a reader that checks its generation).
+func downstream(c *comp, follow func(b *binding) bool) iter.Seq[*binding] {
+	return func(yield func(*binding) bool) {
+		seen := map[*comp]bool{c: true}
+		stack := []*comp{c}
+		for len(stack) > 0 {
+			x := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, r := range *x.routes.Load() {
+				for _, b := range r.bs {
+					if !follow(b) {
+						continue
+					}
+					if !yield(b) {
+						return
+					}
+					if t := b.target.Load(); !seen[t] {
+						seen[t] = true
+						stack = append(stack, t)
+					}
 				}
 			}
 		}
 	}
-	return bs
 }
 
 // Messages returns a copy of the messages retained by component id (which

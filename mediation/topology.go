@@ -632,28 +632,13 @@ func (ch *Chain) reachesLocked(from, to *comp, split, directOnly bool) bool {
 	if from == to {
 		return true
 	}
-	seen := map[*comp]bool{from: true}
-	stack := []*comp{from}
-	for len(stack) > 0 {
-		c := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		for _, r := range *c.routes.Load() {
-			for _, b := range r.bs {
-				if directOnly && !b.direct {
-					continue
-				}
-				t := b.target.Load()
-				if split && t.border {
-					continue // its in side: a dead end, whether or not it is to
-				}
-				if t == to {
-					return true
-				}
-				if !seen[t] {
-					seen[t] = true
-					stack = append(stack, t)
-				}
-			}
+	follow := func(b *binding) bool {
+		// Not the in side of an in-out adapter: a dead end, whether or not it is to.
+		return (!directOnly || b.direct) && !(split && b.target.Load().border)
+	}
+	for b := range downstream(from, follow) {
+		if b.target.Load() == to {
+			return true
 		}
 	}
 	return false

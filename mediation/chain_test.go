@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"strings"
@@ -567,5 +568,32 @@ func TestFanOutCopies(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"e1", "e2"}, got); diff != "" {
 		t.Errorf("each branch sees its own properties (-want +got):\n%s", diff)
+	}
+}
+
+// TestParseEndpoint: the port is what follows the last colon; a missing
+// part, or a component id no component can have, is ErrInvalid (so Bind
+// and Unbind refuse it alike, 400 over REST).
+func TestParseEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want mediation.Endpoint
+		ok   bool
+	}{
+		{"a:out", mediation.Endpoint{Component: "a", Port: "out"}, true},
+		{"ns:a:out", mediation.Endpoint{Component: "ns:a", Port: "out"}, true},
+		{"a", mediation.Endpoint{}, false},
+		{":out", mediation.Endpoint{}, false},
+		{"a:", mediation.Endpoint{}, false},
+		{"a b:out", mediation.Endpoint{}, false},
+		{strings.Repeat("x", 129) + ":out", mediation.Endpoint{}, false},
+	} {
+		got, err := mediation.ParseEndpoint(tc.in)
+		if tc.ok != (err == nil) || tc.ok && got != tc.want {
+			t.Errorf("ParseEndpoint(%q) = %+v, %v; want %+v, ok %v", tc.in, got, err, tc.want, tc.ok)
+		}
+		if err != nil && !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("ParseEndpoint(%q): %v, want ErrInvalid", tc.in, err)
+		}
 	}
 }

@@ -506,11 +506,15 @@ func (e Endpoint) String() string { return e.Component + ":" + e.Port }
 
 // ParseEndpoint parses "<component>:<port>"; the port is what follows the
 // last colon (ports have no colon, component ids may). Both parts must be
-// non-empty, otherwise it fails with ErrInvalid.
+// non-empty and the component a valid id (one a component can have),
+// otherwise it fails with ErrInvalid.
 func ParseEndpoint(s string) (Endpoint, error) {
 	i := strings.LastIndexByte(s, ':')
 	if i <= 0 || i == len(s)-1 {
 		return Endpoint{}, errorf(ErrInvalid, "endpoint %q: want <component>:<port>", s)
+	}
+	if err := checkID("component", s[:i]); err != nil {
+		return Endpoint{}, err
 	}
 	return Endpoint{Component: s[:i], Port: s[i+1:]}, nil
 }
@@ -656,8 +660,8 @@ func (ch *Chain) findBinding(from, to Endpoint) *binding {
 
 // Unbind removes the binding from -> to. Messages queued on it are
 // discarded and counted as dropped by the target. It fails with ErrInvalid
-// for a malformed endpoint or a component id no component can have (as
-// Bind does), and ErrNotFound when there is no such binding.
+// for a malformed endpoint (see ParseEndpoint) and ErrNotFound when there
+// is no such binding.
 func (ch *Chain) Unbind(from, to string) error {
 	fe, err := ParseEndpoint(from)
 	if err != nil {
@@ -666,11 +670,6 @@ func (ch *Chain) Unbind(from, to string) error {
 	te, err := ParseEndpoint(to)
 	if err != nil {
 		return err
-	}
-	for _, id := range []string{fe.Component, te.Component} {
-		if err := checkID("component", id); err != nil {
-			return err
-		}
 	}
 	if err := ch.lockChange(); err != nil {
 		return err

@@ -91,7 +91,7 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 			return m, err
 		}
 		for k := range form {
-			if k != "content" && !strings.HasPrefix(k, "prop.") {
+			if !messageField(k) {
 				return m, invalidf("form field %q is neither content nor prop.<name>: it would be lost", k)
 			}
 		}
@@ -123,6 +123,10 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 	return m, nil
 }
 
+// messageField reports whether a form field names a part of a message:
+// its content, or one of its properties (prop.<name>).
+func messageField(k string) bool { return k == "content" || strings.HasPrefix(k, "prop.") }
+
 // isForm reports whether a body labelled as a form is one: pairs of
 // name=value naming the content or properties. curl -d labels any text as
 // a form; "hello world" is a message, not a form.
@@ -134,7 +138,7 @@ func isForm(body []byte) bool {
 			return false
 		}
 		k = formUnescape(k)
-		if k == "content" || strings.HasPrefix(k, "prop.") {
+		if messageField(k) {
 			named = true
 		}
 	}

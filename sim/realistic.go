@@ -255,46 +255,15 @@ func nearPairs(zs []*Zone, gap int) iter.Seq2[int, int] {
 	}
 	type grown struct{ l, t, r, b int }
 	rects := make([]grown, len(zs))
-	box := grown{l: math.MaxInt, t: math.MaxInt, r: math.MinInt, b: math.MinInt}
 	for i, z := range zs {
-		g := grown{z.LeftX - gap, z.TopY - gap, z.RightX + gap, z.BottomY + gap}
-		rects[i] = g
-		box = grown{min(box.l, g.l), min(box.t, g.t), max(box.r, g.r), max(box.b, g.b)}
+		rects[i] = grown{z.LeftX - gap, z.TopY - gap, z.RightX + gap, z.BottomY + gap}
 	}
-	cw, ch, nx, ny := gridCells(box.r-box.l+1, box.b-box.t+1, len(zs))
-	cells := func(g grown) (x0, x1, y0, y1 int) {
-		return (g.l - box.l) / cw, (g.r - box.l) / cw, (g.t - box.t) / ch, (g.b - box.t) / ch
-	}
-	// The cells' lists of zones, in increasing order, one after the other
-	// in filed (start[c] is where cell c's begins), in two passes: count,
-	// then file.
-	start := make([]int32, nx*ny+1)
-	var wide []int32
+	var f cellFile
+	f.file(len(zs), func(i int) (l, t, r, b int) { g := rects[i]; return g.l, g.t, g.r, g.b })
 	isWide := make([]bool, len(zs))
-	file := func(fn func(i, c int)) {
-		for i, g := range rects {
-			if isWide[i] {
-				continue
-			}
-			x0, x1, y0, y1 := cells(g)
-			if (x1-x0+1)*(y1-y0+1) > maxZoneCells {
-				wide = append(wide, int32(i))
-				isWide[i] = true
-				continue
-			}
-			for y := y0; y <= y1; y++ {
-				for x := x0; x <= x1; x++ {
-					fn(i, y*nx+x)
-				}
-			}
-		}
+	for _, i := range f.wide {
+		isWide[i] = true
 	}
-	file(func(_, c int) { start[c+1]++ })
-	for c := range nx * ny {
-		start[c+1] += start[c]
-	}
-	filed, next := make([]int32, start[nx*ny]), slices.Clone(start[:nx*ny])
-	file(func(i, c int) { filed[next[c]] = int32(i); next[c]++ })
 	meet := func(i, j int32) (x, y int, ok bool) {
 		a, b := rects[i], rects[j]
 		x, y = max(a.l, b.l), max(a.t, b.t)
@@ -311,20 +280,22 @@ func nearPairs(zs []*Zone, gap int) iter.Seq2[int, int] {
 					}
 				}
 			} else {
-				x0, x1, y0, y1 := cells(rects[i])
+				g := rects[i]
+				x0, x1, y0, y1 := f.span(g.l, g.t, g.r, g.b)
 				for y := y0; y <= y1; y++ {
 					for x := x0; x <= x1; x++ {
-						c := y*nx + x
-						list := filed[start[c]:start[c+1]]
+						c := y*f.nx + x
+						list := f.at[f.start[c]:f.start[c+1]]
 						k, _ := slices.BinarySearch(list, i)
 						for _, j := range list[k+1:] {
-							if x, y, ok := meet(i, j); ok && (y-box.t)/ch*nx+(x-box.l)/cw == c {
+							// Taken in the one cell holding the corner of where the two meet.
+							if x, y, ok := meet(i, j); ok && f.index(x, y) == c {
 								js = append(js, j)
 							}
 						}
 					}
 				}
-				for _, j := range wide {
+				for _, j := range f.wide {
 					if _, _, ok := meet(i, j); ok && j > i {
 						js = append(js, j)
 					}

@@ -231,17 +231,12 @@ func TestNearPairs(t *testing.T) {
 // gap, has a zone spanning more than maxZoneCells of its cells, paired
 // with every zone rather than through the cells.
 func hasWideZone(zs []*Zone, gap int) bool {
-	l, t, r, b := math.MaxInt, math.MaxInt, math.MinInt, math.MinInt
-	for _, z := range zs {
-		l, t = min(l, z.LeftX-gap), min(t, z.TopY-gap)
-		r, b = max(r, z.RightX+gap), max(b, z.BottomY+gap)
-	}
-	cw, ch, _, _ := gridCells(r-l+1, b-t+1, len(zs))
-	return slices.ContainsFunc(zs, func(z *Zone) bool {
-		across := (z.RightX+gap-l)/cw - (z.LeftX-gap-l)/cw + 1
-		down := (z.BottomY+gap-t)/ch - (z.TopY-gap-t)/ch + 1
-		return across*down > maxZoneCells
+	var f cellFile
+	f.file(len(zs), func(i int) (l, t, r, b int) {
+		z := zs[i]
+		return z.LeftX - gap, z.TopY - gap, z.RightX + gap, z.BottomY + gap
 	})
+	return len(f.wide) > 0
 }
 
 // BenchmarkWalls works out the walls of the day benchmarks' plans (rooms

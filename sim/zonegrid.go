@@ -1,24 +1,21 @@
 package sim
 
+import "slices"
+
 // zoneGrid finds the zone holding a point without testing every zone: the
-// plan's bounding box is cut into about four cells per zone, and each cell
-// lists the zones overlapping it. A zone overlapping more than
-// maxZoneCells cells is kept in a list tested for every point instead, so
-// the grid stays small whatever the zones look like. It is rebuilt on the
-// first lookup after the zones changed.
+// zones are filed in the cells of a grid over the plan (see cellFile), and
+// a point is tested against the zones of its cell and the wide ones. It is
+// rebuilt on the first lookup after the zones changed.
 //
-// The cells' lists lie one after the other in one array, each zone with
-// its rectangle: a lookup in a large home, whose grid is cold in the
-// caches, reads the cell's bounds and its list, and no zone but the one it
+// The cells' zones lie one after the other in one array, each with its
+// rectangle: a lookup in a large home, whose grid is cold in the caches,
+// reads the cell's bounds and its zones, and no zone but the one it
 // returns.
 type zoneGrid struct {
-	valid        bool
-	minX, minY   int
-	cellW, cellH int
-	nx, ny       int
-	start        []int32    // cell c's zones are filed[start[c]:start[c+1]]
-	filed        []gridZone // the cells' zones, cell after cell
-	wide         []gridZone
+	valid bool
+	cells cellFile
+	filed []gridZone // the cells' zones, as cells.at lists them
+	wide  []gridZone // the zones of cells.wide
 }
 
 // gridZone is a zone as the grid files it: its rectangle (within
@@ -46,66 +43,20 @@ func (g *zoneGrid) build(zones []*Zone) {
 	g.valid = true
 	clear(g.filed)
 	clear(g.wide)
-	g.start, g.filed, g.wide = g.start[:0], g.filed[:0], g.wide[:0]
-	g.nx, g.ny = 0, 0
-	if len(zones) == 0 {
-		return
+	g.filed, g.wide = g.filed[:0], g.wide[:0]
+	g.cells.file(len(zones), func(i int) (l, t, r, b int) {
+		z := zones[i]
+		return z.LeftX, z.TopY, z.RightX, z.BottomY
+	})
+	entry := func(i int32) gridZone {
+		z := zones[i]
+		return gridZone{l: int32(z.LeftX), t: int32(z.TopY), r: int32(z.RightX), b: int32(z.BottomY), n: i, area: z.area(), z: z}
 	}
-	minX, minY, maxX, maxY := zones[0].LeftX, zones[0].TopY, zones[0].RightX, zones[0].BottomY
-	for _, z := range zones[1:] {
-		minX, minY = min(minX, z.LeftX), min(minY, z.TopY)
-		maxX, maxY = max(maxX, z.RightX), max(maxY, z.BottomY)
+	for _, i := range g.cells.at {
+		g.filed = append(g.filed, entry(i))
 	}
-	g.minX, g.minY = minX, minY
-	g.cellW, g.cellH, g.nx, g.ny = gridCells(maxX-minX+1, maxY-minY+1, len(zones))
-	cells := g.nx * g.ny
-	if cap(g.start) > cells {
-		g.start = g.start[:cells+1]
-		clear(g.start)
-	} else {
-		g.start = make([]int32, cells+1)
-	}
-	// Two passes over the zones: count each cell's, then file them.
-	spans := func(z *Zone) (x0, x1, y0, y1 int, wide bool) {
-		x0, x1 = (z.LeftX-minX)/g.cellW, (z.RightX-minX)/g.cellW
-		y0, y1 = (z.TopY-minY)/g.cellH, (z.BottomY-minY)/g.cellH
-		return x0, x1, y0, y1, (x1-x0+1)*(y1-y0+1) > maxZoneCells
-	}
-	for _, z := range zones {
-		x0, x1, y0, y1, wide := spans(z)
-		if wide {
-			continue
-		}
-		for y := y0; y <= y1; y++ {
-			for x := x0; x <= x1; x++ {
-				g.start[y*g.nx+x+1]++
-			}
-		}
-	}
-	for c := range cells {
-		g.start[c+1] += g.start[c]
-	}
-	if k := int(g.start[cells]); cap(g.filed) >= k {
-		g.filed = g.filed[:k]
-	} else {
-		g.filed = make([]gridZone, k)
-	}
-	next := make([]int32, cells)
-	copy(next, g.start)
-	for i, z := range zones {
-		e := gridZone{l: int32(z.LeftX), t: int32(z.TopY), r: int32(z.RightX), b: int32(z.BottomY), n: int32(i), area: z.area(), z: z}
-		x0, x1, y0, y1, wide := spans(z)
-		if wide {
-			g.wide = append(g.wide, e)
-			continue
-		}
-		for y := y0; y <= y1; y++ {
-			for x := x0; x <= x1; x++ {
-				c := y*g.nx + x
-				g.filed[next[c]] = e
-				next[c]++
-			}
-		}
+	for _, i := range g.cells.wide {
+		g.wide = append(g.wide, entry(i))
 	}
 }
 
@@ -120,10 +71,8 @@ func (g *zoneGrid) locate(x, y int) *Zone {
 			}
 		}
 	}
-	cx, cy := x-g.minX, y-g.minY
-	if cx >= 0 && cy >= 0 && cx/max(g.cellW, 1) < g.nx && cy/max(g.cellH, 1) < g.ny {
-		c := cy/g.cellH*g.nx + cx/g.cellW
-		pick(g.filed[g.start[c]:g.start[c+1]])
+	if c, ok := g.cells.cell(x, y); ok {
+		pick(g.filed[g.cells.start[c]:g.cells.start[c+1]])
 	}
 	pick(g.wide)
 	if best == nil {
@@ -132,16 +81,98 @@ func (g *zoneGrid) locate(x, y int) *Zone {
 	return best.z
 }
 
-// gridCells lays out the cells of a grid over a box w × h for count
-// rectangles: about four cells a rectangle (at most maxGridCells),
-// square-ish, cellW × cellH each, nx across and ny down, covering the box.
-func gridCells(w, h, count int) (cellW, cellH, nx, ny int) {
-	n := min(4*count, maxGridCells)
-	nx = max(1, min(w, isqrt(n*w/max(h, 1))))
-	ny = max(1, min(h, n/nx))
-	cellW, cellH = (w+nx-1)/nx, (h+ny-1)/ny
-	return cellW, cellH, (w + cellW - 1) / cellW, (h + cellH - 1) / cellH
+// cellFile files rectangles in the cells of a grid over their bounding
+// box, about four cells a rectangle (at most maxGridCells), square-ish: a
+// rectangle is listed in every cell it covers, or, covering more than
+// maxZoneCells, among the wide ones, so that the file stays small whatever
+// the rectangles look like. The cells' lists lie one after the other in one
+// array. Not safe for concurrent use.
+type cellFile struct {
+	minX, minY   int
+	cellW, cellH int
+	nx, ny       int
+	start        []int32 // cell c's rectangles are at[start[c]:start[c+1]]
+	at           []int32 // the rectangles' indexes, cell after cell, increasing in each
+	wide         []int32 // the wide rectangles' indexes, increasing
 }
+
+// file files the n rectangles that rect gives (edges included), replacing
+// what f held and reusing its arrays.
+func (f *cellFile) file(n int, rect func(i int) (l, t, r, b int)) {
+	f.start, f.at, f.wide = f.start[:0], f.at[:0], f.wide[:0]
+	f.nx, f.ny = 0, 0
+	if n == 0 {
+		return
+	}
+	minX, minY, maxX, maxY := rect(0)
+	for i := 1; i < n; i++ {
+		l, t, r, b := rect(i)
+		minX, minY, maxX, maxY = min(minX, l), min(minY, t), max(maxX, r), max(maxY, b)
+	}
+	f.minX, f.minY = minX, minY
+	w, h := maxX-minX+1, maxY-minY+1
+	cells := min(4*n, maxGridCells)
+	nx := max(1, min(w, isqrt(cells*w/max(h, 1))))
+	ny := max(1, min(h, cells/nx))
+	f.cellW, f.cellH = (w+nx-1)/nx, (h+ny-1)/ny
+	f.nx, f.ny = (w+f.cellW-1)/f.cellW, (h+f.cellH-1)/f.cellH
+	cells = f.nx * f.ny
+	if cap(f.start) > cells {
+		f.start = f.start[:cells+1]
+		clear(f.start)
+	} else {
+		f.start = make([]int32, cells+1)
+	}
+	// Two passes: count each cell's rectangles, then file them.
+	isWide := make([]bool, n)
+	each := func(fn func(i, c int)) {
+		for i := range n {
+			if isWide[i] {
+				continue
+			}
+			x0, x1, y0, y1 := f.span(rect(i))
+			if (x1-x0+1)*(y1-y0+1) > maxZoneCells {
+				f.wide = append(f.wide, int32(i))
+				isWide[i] = true
+				continue
+			}
+			for y := y0; y <= y1; y++ {
+				for x := x0; x <= x1; x++ {
+					fn(i, y*f.nx+x)
+				}
+			}
+		}
+	}
+	each(func(_, c int) { f.start[c+1]++ })
+	for c := range cells {
+		f.start[c+1] += f.start[c]
+	}
+	if k := int(f.start[cells]); cap(f.at) >= k {
+		f.at = f.at[:k]
+	} else {
+		f.at = make([]int32, k)
+	}
+	next := slices.Clone(f.start[:cells])
+	each(func(i, c int) { f.at[next[c]] = int32(i); next[c]++ })
+}
+
+// span returns the columns and rows of the cells a rectangle of the file
+// covers.
+func (f *cellFile) span(l, t, r, b int) (x0, x1, y0, y1 int) {
+	return (l - f.minX) / f.cellW, (r - f.minX) / f.cellW, (t - f.minY) / f.cellH, (b - f.minY) / f.cellH
+}
+
+// cell returns the cell holding (x, y), false outside the file's box.
+func (f *cellFile) cell(x, y int) (int, bool) {
+	cx, cy := x-f.minX, y-f.minY
+	if cx < 0 || cy < 0 || f.nx == 0 || cx/f.cellW >= f.nx || cy/f.cellH >= f.ny {
+		return 0, false
+	}
+	return f.index(x, y), true
+}
+
+// index returns the cell holding (x, y), a point of the file's box.
+func (f *cellFile) index(x, y int) int { return (y-f.minY)/f.cellH*f.nx + (x-f.minX)/f.cellW }
 
 // isqrt returns the integer square root of n >= 0.
 func isqrt(n int) int {

@@ -57,7 +57,7 @@ func (c *calendarRun) add(at, period int64) int {
 		}
 	}
 	if heats(id, period) {
-		tm.fire, tm.heat = nil, &device{}
+		tm.fire, tm.dev = nil, &device{}
 	}
 	c.timers = append(c.timers, tm)
 	c.h.scheduleLocked(tm, at)

@@ -132,14 +132,14 @@ func (h *Home) startTimersLocked(d *device) {
 	if p, ok := d.period(); ok && h.physics == PhysicsContract {
 		d.timer = h.slab.timer()
 		now := h.nowLocked()
-		*d.timer = timer{period: p, heat: d, from: now}
+		*d.timer = timer{period: p, dev: d, from: now}
 		h.scheduleLocked(d.timer, h.alignedLocked(now, p))
 	}
 	if b := &d.kind.Behavior; b.Tick != nil {
 		every := max(b.Every.Milliseconds(), 1)
 		// The device in the timer rather than a closure holding it: 32
 		// bytes less for each ticking device of many small homes.
-		d.ticker = &timer{period: every, from: h.nowLocked(), heat: d, tick: true}
+		d.ticker = &timer{period: every, from: h.nowLocked(), dev: d, tick: true}
 		h.scheduleLocked(d.ticker, h.nowLocked()+every)
 	}
 }
@@ -202,10 +202,10 @@ func (h *Home) tickThermalLocked(t *timer) {
 	if c == nil {
 		// The first update in this zone: the cells are made in the order
 		// of the updates, which is the order they are read in.
-		if t.heat.zone == nil {
+		if t.dev.zone == nil {
 			return
 		}
-		c = h.heatCellLocked(t.heat.zone)
+		c = h.heatCellLocked(t.dev.zone)
 		t.heatCell = c
 	}
 	z := c.z

@@ -18,14 +18,14 @@ import (
 type timer struct {
 	at     int64 // simulated ms since the epoch
 	period int64 // > 0: reschedule period ms after at, chained from at, never from "now"
-	// heat is the device whose contract-model heat update this is, called
-	// directly: there are millions of them a simulated day (or, with tick,
-	// the device whose behaviour's Tick this is). What the update
+	// dev is the device whose contract-model heat update this is, called
+	// directly: there are millions of them a simulated day; with tick, the
+	// device whose behaviour's Tick this is. What a heat update
 	// needs of its device is kept here, so that it reads the timer alone:
 	// the device's power (copied by settleDeviceLocked whenever the device
 	// changes), and the heat cell of its zone (found by the first update in
 	// the zone, forgotten by settleDeviceLocked when the device moves).
-	heat      *device
+	dev       *device
 	heatPower float64
 	heatCell  *heatCell
 	from      int64 // periodic timers: where the next run's span starts, in simulated ms (the previous run, or when the timer started): see runDueLocked
@@ -35,7 +35,7 @@ type timer struct {
 	idx       int32 // its index in slot.items
 	scheduled bool
 	unlocked  bool
-	tick      bool // heat's behaviour's Tick, every period: no heat update
+	tick      bool // dev's behaviour's Tick, every period: no heat update
 }
 
 // The schedule is a calendar: one slot per distinct due time, holding its
@@ -348,9 +348,9 @@ func (h *Home) runDueLocked(until int64, max int, coalesce bool) bool {
 		switch {
 		case t.tick:
 			h.flushHeatLocked()
-			h.tickLocked(t.heat)
+			h.tickLocked(t.dev)
 			s = nil
-		case t.heat != nil:
+		case t.dev != nil:
 			h.tickThermalLocked(t)
 		case !t.unlocked:
 			h.flushHeatLocked()

@@ -225,7 +225,7 @@ func (c *DeviceContext) personNear(scope float64) string {
 	if c.d.zone == nil {
 		return ""
 	}
-	if c.h.countingPersonsLocked() && c.h.inZone.lookup(c.d.zone).personCount() == 0 {
+	if c.h.countingPersonsLocked() && c.h.personsInLocked(c.d.zone) == 0 {
 		return "" // an empty zone, in a home that counts its persons by zone: no walk
 	}
 	for _, p := range c.h.persons.list {

@@ -53,8 +53,9 @@ type Behavior struct {
 	Water func(p Props) bool
 	// Derive recomputes the device's derived properties (with
 	// [DeviceContext.Set]) from its properties and its zone. It runs when
-	// the device is created, changed or moved, and when zones around it
-	// are created, moved, resized or deleted; its changes are part of that
+	// the device is created, changed or moved, and when a zone whose
+	// rectangle holds its position, before or after the change, is
+	// created, moved, resized or deleted; its changes are part of that
 	// change. It does not run when a zone variable changes or a person
 	// moves: a reading of a variable is a property that Follows it, and
 	// Persons sees persons move.
@@ -249,7 +250,7 @@ func (c *DeviceContext) ZoneConsumption() float64 {
 	sum := 0.0
 	if c.d.zone != nil {
 		for _, d := range c.h.inZone.in(c.d.zone) {
-			if d.ID != c.d.ID {
+			if d != c.d {
 				sum += d.consumption
 			}
 		}
@@ -264,7 +265,7 @@ func (c *DeviceContext) anyInZone(f func(d *device) bool) bool {
 		return false
 	}
 	for _, d := range c.h.inZone.in(c.d.zone) {
-		if d.ID != c.d.ID && f(d) {
+		if d != c.d && f(d) { // a pointer, not the id: a zone's devices are walked for each of them
 			return true
 		}
 	}

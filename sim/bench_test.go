@@ -60,3 +60,24 @@ func BenchmarkCreateZoneRelocate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpdateZone moves one zone of 500 (in a grid, 10 columns of
+// 100 × 100 units) by a unit and back, among 1,000 to 100,000 devices: a
+// zone change relocates what its rectangle holds before and after, not
+// the home.
+func BenchmarkUpdateZone(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			h := benchHome(b, 500, n)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				left, right := i%2, 99+i%2
+				i++
+				if _, err := h.UpdateZone("z0", sim.ZoneUpdate{LeftX: &left, RightX: &right}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

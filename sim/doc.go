@@ -15,9 +15,10 @@
 // Coordinates are integer plan units; one unit is [PlanUnitMeters] and zones
 // are [ZoneHeightUnits] high. A point is inside a zone when it lies on or
 // within its edges. Where zones overlap, the smallest by area holds the
-// point, and ties go to the zone created first. Every device and person is
-// relocated whenever it moves or a zone is created, moved, resized or
-// deleted.
+// point, and ties go to the zone created first. A device or person is
+// relocated whenever it moves, and when a zone whose rectangle holds its
+// position, before or after the change, is created, moved, resized or
+// deleted: no other point's zone can change.
 //
 // # Time
 //

@@ -65,11 +65,28 @@ func (h *Home) locateLocked(x, y int) *Zone {
 	return h.grid.locate(x, y)
 }
 
-// relocateAllLocked recomputes the location of every device and person after
-// zones changed, and publishes an event for each that moved between zones.
-func (h *Home) relocateAllLocked() {
+// relocateLocked recomputes, after a zone changed, the location of every
+// device and person whose position lies in one of the rectangles (the
+// zone's before and after the change: no other point's zone can change, as
+// a point's zone is chosen among the zones containing it), in creation
+// order, runs the Derive of those devices, settles their zones and
+// publishes an event for each that moved between zones. The others are
+// not touched: a zone change used to re-derive every device of the home,
+// 70 ms a change with 100,000 devices.
+func (h *Home) relocateLocked(areas ...Zone) {
+	in := func(x, y int) bool {
+		for i := range areas {
+			if areas[i].Contains(x, y) {
+				return true
+			}
+		}
+		return false
+	}
 	watched := h.watchedLocked()
 	for _, p := range h.persons.list {
+		if !in(p.PositionX, p.PositionY) {
+			continue
+		}
 		from := p.Location
 		if to, changed := h.placePersonLocked(p); changed {
 			fromZ, _ := h.zones.get(from) // nil if it was just deleted
@@ -81,6 +98,9 @@ func (h *Home) relocateAllLocked() {
 		}
 	}
 	for _, d := range h.devices.list {
+		if d.unplaced || !in(int(d.PositionX), int(d.PositionY)) {
+			continue // outside every zone, whatever the zones
+		}
 		from := d.zone
 		var old Device
 		if watched {

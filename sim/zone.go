@@ -143,7 +143,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		h.ensureTemperatureLocked(z)
 		h.relightLocked(z)
 	}
-	h.relocateAllLocked()
+	h.relocateLocked(*z)
 	return z.clone(), nil
 }
 
@@ -171,7 +171,8 @@ func (h *Home) Zones() []Zone {
 
 // UpdateZone applies a partial change to a zone and returns the zone after
 // it. The change is validated in full before anything is applied. Moving or
-// resizing the zone relocates every device and person.
+// resizing the zone relocates the devices and persons in its rectangle
+// before or after the change.
 func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	defer h.deliver()
 	h.lockChange()
@@ -213,6 +214,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	moved := next.LeftX != cur.LeftX || next.TopY != cur.TopY
 	resized := next.RightX-next.LeftX != cur.RightX-cur.LeftX || next.BottomY-next.TopY != cur.BottomY-cur.TopY
 	renamed := next.Name != cur.Name || next.IsRoom != cur.IsRoom
+	was := Zone{LeftX: cur.LeftX, TopY: cur.TopY, RightX: cur.RightX, BottomY: cur.BottomY}
 	*cur = next
 	if renamed {
 		h.publishZoneLocked(EventZoneUpdated, cur, "", nil, nil)
@@ -228,7 +230,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	}
 	if moved || resized {
 		h.invalidateShapesLocked()
-		h.relocateAllLocked()
+		h.relocateLocked(was, *cur)
 		if h.physics == PhysicsRealistic {
 			h.relightLocked(cur)
 		}
@@ -283,8 +285,8 @@ func (h *Home) DeleteZone(id string) error {
 	h.zones.remove(id)
 	h.invalidateShapesLocked()
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
-	h.relocateAllLocked() // its devices leave it one by one, as ever
-	h.inZone.forget(z)    // and the zone's chunk of devices with its entry
+	h.relocateLocked(*z) // its devices leave it one by one, as ever
+	h.inZone.forget(z)   // and the zone's chunk of devices with its entry
 	return nil
 }
 

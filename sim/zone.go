@@ -136,7 +136,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		return Zone{}, conflictf("zone %q already exists", z.ID)
 	}
 	h.zones.add(z.ID, z)
-	h.invalidateShapesLocked()
+	h.zoneAddedLocked(z)
 	h.publishZoneLocked(EventZoneAdded, z, "", nil, nil)
 	if h.physics == PhysicsRealistic {
 		// Every zone has a temperature and daylight in the realistic model.

@@ -5,7 +5,9 @@ import "slices"
 // zoneGrid finds the zone holding a point without testing every zone: the
 // zones are filed in the cells of a grid over the plan (see cellFile), and
 // a point is tested against the zones of its cell and the wide ones. It is
-// rebuilt on the first lookup after the zones changed.
+// rebuilt on the first lookup after the zones changed, except for zones
+// created since it was built, which it keeps apart (see
+// Home.zoneAddedLocked).
 //
 // The cells' zones lie one after the other in one array, each with its
 // rectangle: a lookup in a large home, whose grid is cold in the caches,
@@ -16,6 +18,7 @@ type zoneGrid struct {
 	cells cellFile
 	filed []gridZone // the cells' zones, as cells.at lists them
 	wide  []gridZone // the zones of cells.wide
+	added []gridZone // the zones created since the grid was built, in creation order
 }
 
 // gridZone is a zone as the grid files it: its rectangle (within
@@ -43,22 +46,28 @@ func (g *zoneGrid) build(zones []*Zone) {
 	g.valid = true
 	clear(g.filed)
 	clear(g.wide)
-	g.filed, g.wide = g.filed[:0], g.wide[:0]
+	clear(g.added)
+	g.filed, g.wide, g.added = g.filed[:0], g.wide[:0], g.added[:0]
 	g.cells.file(len(zones), func(i int) (l, t, r, b int) {
 		z := zones[i]
 		return z.LeftX, z.TopY, z.RightX, z.BottomY
 	})
-	entry := func(i int32) gridZone {
-		z := zones[i]
-		return gridZone{l: int32(z.LeftX), t: int32(z.TopY), r: int32(z.RightX), b: int32(z.BottomY), n: i, area: z.area(), z: z}
-	}
 	for _, i := range g.cells.at {
-		g.filed = append(g.filed, entry(i))
+		g.filed = append(g.filed, entryOf(zones[i], i))
 	}
 	for _, i := range g.cells.wide {
-		g.wide = append(g.wide, entry(i))
+		g.wide = append(g.wide, entryOf(zones[i], i))
 	}
 }
+
+// entryOf returns z, the n-th zone created, as the grid files it.
+func entryOf(z *Zone, n int32) gridZone {
+	return gridZone{l: int32(z.LeftX), t: int32(z.TopY), r: int32(z.RightX), b: int32(z.BottomY), n: n, area: z.area(), z: z}
+}
+
+// add keeps z, the n-th zone created and the last, apart from the zones
+// filed, to be tested at every lookup until the grid is rebuilt.
+func (g *zoneGrid) add(z *Zone, n int) { g.added = append(g.added, entryOf(z, int32(n))) }
 
 // locate returns the zone holding (x, y) as [Home.locateLocked] defines it.
 func (g *zoneGrid) locate(x, y int) *Zone {
@@ -75,6 +84,7 @@ func (g *zoneGrid) locate(x, y int) *Zone {
 		pick(g.filed[g.cells.start[c]:g.cells.start[c+1]])
 	}
 	pick(g.wide)
+	pick(g.added)
 	if best == nil {
 		return nil
 	}

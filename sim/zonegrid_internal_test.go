@@ -28,7 +28,9 @@ func locateByScan(zones []*Zone, x, y int) *Zone {
 // plans: rooms in a grid, overlapping and nested zones, zones of equal
 // area, zones far apart, huge zones, single points, negative coordinates;
 // and on points inside, on the edges of and outside the zones. One grid is
-// built again for each plan, as a home's is after its zones changed.
+// built again for each plan, as a home's is after its zones changed, on
+// every zone of the plan or on the first ones, the others added after it
+// was built (as zones created since).
 func TestZoneGrid(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var g zoneGrid
@@ -49,7 +51,14 @@ func TestZoneGrid(t *testing.T) {
 			}
 			zones = append(zones, &Zone{ID: string(rune('a' + i)), LeftX: x, TopY: y, RightX: min(x+w, MaxCoordinate), BottomY: min(y+h, MaxCoordinate)})
 		}
-		g.build(zones)
+		k := len(zones)
+		if r.IntN(2) == 0 {
+			k = r.IntN(len(zones) + 1)
+		}
+		g.build(zones[:k])
+		for i := k; i < len(zones); i++ {
+			g.add(zones[i], i)
+		}
 		found := 0
 		for range 2000 {
 			var x, y int
@@ -129,5 +138,53 @@ func TestZoneGridLetGo(t *testing.T) {
 	h.Reset()
 	if h.grid != nil {
 		t.Fatalf("after Reset: the grid is kept, with %d zones filed", len(h.grid.filed)+len(h.grid.wide))
+	}
+}
+
+// TestZoneGridKeepsAddedZones builds a home room by room, a zone and then
+// a device in it, and checks that the grid is not rebuilt for every zone
+// (it keeps the zones created since it was built apart, up to the square
+// root of the zones, then is rebuilt), and that every device is in the
+// zone a scan finds, after each room and after zones nested in rooms
+// (smaller, created later) and of equal area.
+func TestZoneGridKeepsAddedZones(t *testing.T) {
+	h := MustNew(Config{WallClock: clock.NewMock()})
+	builds, most := 0, 0
+	var last *zoneGrid
+	lastAdded := 0
+	for i := range 600 {
+		x, y := (i%30)*100, (i/30)*100
+		spec := ZoneSpec{ID: fmt.Sprint("z", i), LeftX: x, TopY: y, RightX: x + 99, BottomY: y + 99}
+		if i%7 == 3 { // a room inside the one before, or one of its size over it
+			spec.LeftX, spec.TopY = x-100+10, y+10
+			spec.RightX, spec.BottomY = spec.LeftX+[]int{20, 99}[i%2], spec.TopY+[]int{20, 89}[i%2]
+		}
+		if _, err := h.CreateZone(spec); err != nil {
+			t.Fatal(err)
+		}
+		px, py := spec.LeftX+i%20, spec.TopY+i%11
+		if _, err := h.CreateDevice(DeviceSpec{ID: fmt.Sprint("d", i), Type: "Thermometer", PositionX: &px, PositionY: &py}); err != nil {
+			t.Fatal(err)
+		}
+		h.mu.Lock()
+		if g := h.grid; g != nil {
+			if g != last || len(g.added) < lastAdded {
+				builds++
+			}
+			last, lastAdded = g, len(g.added)
+			most = max(most, len(g.added))
+			if bound := max(smallPlan, isqrt(len(h.zones.list))); len(g.added) > bound {
+				t.Fatalf("%d zones: the grid keeps %d added zones, more than %d", len(h.zones.list), len(g.added), bound)
+			}
+		}
+		for _, d := range h.devices.list {
+			if want := locateByScan(h.zones.list, int(d.PositionX), int(d.PositionY)); d.zone != want {
+				t.Fatalf("after zone %d: device %s in %v, want %v", i, d.ID, d.zone, want)
+			}
+		}
+		h.mu.Unlock()
+	}
+	if builds > 40 || most < smallPlan {
+		t.Fatalf("600 rooms: the grid was built %d times and kept at most %d added zones", builds, most)
 	}
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // PlanUnitMeters is the length of one plan unit, in metres.
 const PlanUnitMeters = 0.014
 
@@ -72,8 +74,9 @@ func (h *Home) locateLocked(x, y int) *Zone {
 // order, runs the Derive of those devices, settles their zones and
 // publishes an event for each that moved between zones. The others are
 // not touched: a zone change used to re-derive every device of the home,
-// 70 ms a change with 100,000 devices.
-func (h *Home) relocateLocked(areas ...Zone) {
+// 70 ms a change with 100,000 devices. z is the zone that changed (deleted
+// already, or with its new rectangle).
+func (h *Home) relocateLocked(z *Zone, areas ...Zone) {
 	in := func(x, y int) bool {
 		for i := range areas {
 			if areas[i].Contains(x, y) {
@@ -97,7 +100,7 @@ func (h *Home) relocateLocked(areas ...Zone) {
 			h.personMovedLocked(p, from, fromZ, to, false, false)
 		}
 	}
-	for _, d := range h.devices.list {
+	for _, d := range h.devicesNearLocked(z, areas) {
 		if d.unplaced || !in(int(d.PositionX), int(d.PositionY)) {
 			continue // outside every zone, whatever the zones
 		}
@@ -113,4 +116,33 @@ func (h *Home) relocateLocked(areas ...Zone) {
 		}
 		h.settleDeviceLocked(d, from, true)
 	}
+}
+
+// devicesNearLocked returns, in creation order, devices among which are
+// all those whose position lies in one of the areas, after zone z changed:
+// when every device is in a zone, the devices of z and of the zones that
+// meet an area (a device lies in its zone); else every device. A home
+// built room by room, a zone and then its devices, would otherwise walk
+// every device at each zone (1.9 s of a home of 5,000 rooms).
+func (h *Home) devicesNearLocked(z *Zone, areas []Zone) []*device {
+	var near []*device
+	filed := 0
+	h.inZone.each(func(o *Zone, e *zoneEntry) { // z too, when deleted: its devices are still filed
+		filed += len(e.devices)
+		if o == z {
+			near = append(near, e.devices...)
+			return
+		}
+		for i := range areas {
+			if a := &areas[i]; o.LeftX <= a.RightX && a.LeftX <= o.RightX && o.TopY <= a.BottomY && a.TopY <= o.BottomY {
+				near = append(near, e.devices...)
+				return
+			}
+		}
+	})
+	if filed != len(h.devices.list) {
+		return h.devices.list // some are outside every zone
+	}
+	slices.SortFunc(near, func(a, b *device) int { return cmpUint(a.n, b.n) })
+	return near
 }

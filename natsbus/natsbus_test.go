@@ -656,6 +656,13 @@ func TestNATSInStartsWhileDisconnected(t *testing.T) {
 	}
 	defer s2.Shutdown()
 	<-reconnected
+	// nc sent its subscriptions again as it reconnected; a round trip on it
+	// makes sure the server holds them before another connection publishes
+	// (it reads each connection apart: under load, the publication came
+	// first and was lost, as core NATS keeps nothing for nobody).
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
 	pub := connect(t, s2.URL())
 	if err := pub.Publish("back", []byte(`"again"`)); err != nil {
 		t.Fatal(err)

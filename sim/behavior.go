@@ -208,7 +208,7 @@ func (c *DeviceContext) Persons() []Person {
 	if c.d.zone == nil {
 		return nil
 	}
-	for _, p := range c.h.persons.list {
+	for _, p := range c.h.persons.all() {
 		if p.Location == c.d.zone.ID {
 			out = append(out, *p)
 		}
@@ -229,7 +229,7 @@ func (c *DeviceContext) personNear(scope float64) string {
 	if c.h.countingPersonsLocked() && c.h.personsInLocked(c.d.zone) == 0 {
 		return "" // an empty zone, in a home that counts its persons by zone: no walk
 	}
-	for _, p := range c.h.persons.list {
+	for _, p := range c.h.persons.all() {
 		if p.Location == c.d.zone.ID && math.Abs(float64(p.PositionX)-float64(c.d.PositionX)) <= scope &&
 			math.Abs(float64(p.PositionY)-float64(c.d.PositionY)) <= scope {
 			return p.ID

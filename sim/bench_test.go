@@ -104,3 +104,24 @@ func BenchmarkBuildRoomByRoom(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDeleteDevices deletes every device of a home of 10,000 and
+// 100,000 devices (and 500 zones), one by one in creation order; ns/op is
+// the whole home's deletions, not its building.
+func BenchmarkDeleteDevices(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				b.StopTimer()
+				h := benchHome(b, 500, n)
+				b.StartTimer()
+				for i := range n {
+					if err := h.DeleteDevice(fmt.Sprint("d", i)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

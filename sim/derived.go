@@ -26,7 +26,7 @@ func (h *Home) OwnDerived() map[string]map[string]any {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var out map[string]map[string]any
-	for _, d := range h.devices.list {
+	for _, d := range h.devices.all() {
 		if builtinEntries[d.entry] {
 			continue
 		}

@@ -277,8 +277,8 @@ func (h *Home) deviceLocked(id string) (*device, error) {
 func (h *Home) Devices() []Device {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]Device, len(h.devices.list))
-	for i, d := range h.devices.list {
+	out := make([]Device, len(h.devices.all()))
+	for i, d := range h.devices.all() {
 		out[i] = d.snapshot()
 	}
 	return out
@@ -297,7 +297,7 @@ func (h *Home) EachDevice(fn func(d *Device, props Props)) {
 	defer putView(v)
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	for _, d := range h.devices.list {
+	for _, d := range h.devices.all() {
 		d.view(v)
 		fn(v, Props{d, true})
 	}

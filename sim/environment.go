@@ -147,7 +147,7 @@ func (h *Home) UpdateEnvironment(u EnvironmentUpdate) (Environment, error) {
 		e := h.environmentLocked()
 		h.publishLocked(Event{Type: EventEnvironmentModified, Environment: &e})
 		if h.physics == PhysicsRealistic {
-			h.relightLocked(h.zones.list...)
+			h.relightLocked(h.zones.all()...)
 		}
 	}
 	return h.environmentLocked(), nil

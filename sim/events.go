@@ -240,15 +240,15 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 			e.Time, e.Current = now, true
 			h.outbox = append(h.outbox, pendingEvent{e: e, only: o})
 		}
-		for _, z := range h.zones.list {
+		for _, z := range h.zones.all() {
 			c := z.clone()
 			add(Event{Type: EventZoneAdded, ZoneID: z.ID, Zone: &c})
 		}
-		for _, d := range h.devices.list {
+		for _, d := range h.devices.all() {
 			s := d.snapshot()
 			add(Event{Type: EventDeviceAdded, DeviceID: d.ID, Device: &s})
 		}
-		for _, p := range h.persons.list {
+		for _, p := range h.persons.all() {
 			c := *p
 			add(Event{Type: EventPersonAdded, PersonID: p.ID, Person: &c})
 		}

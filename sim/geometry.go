@@ -46,10 +46,10 @@ const smallPlan = 16
 // zones containing it, ties going to the zone created first; nil when no zone
 // contains the point.
 func (h *Home) locateLocked(x, y int) *Zone {
-	if len(h.zones.list) <= smallPlan {
+	if len(h.zones.all()) <= smallPlan {
 		var best *Zone
 		var bestArea int64
-		for _, z := range h.zones.list {
+		for _, z := range h.zones.all() {
 			if z.Contains(x, y) {
 				if a := z.area(); best == nil || a < bestArea {
 					best, bestArea = z, a
@@ -62,7 +62,7 @@ func (h *Home) locateLocked(x, y int) *Zone {
 		h.grid = new(zoneGrid)
 	}
 	if !h.grid.valid {
-		h.grid.build(h.zones.list)
+		h.grid.build(h.zones.all())
 	}
 	return h.grid.locate(x, y)
 }
@@ -86,7 +86,7 @@ func (h *Home) relocateLocked(z *Zone, areas ...Zone) {
 		return false
 	}
 	watched := h.watchedLocked()
-	for _, p := range h.persons.list {
+	for _, p := range h.persons.all() {
 		if !in(p.PositionX, p.PositionY) {
 			continue
 		}
@@ -140,8 +140,8 @@ func (h *Home) devicesNearLocked(z *Zone, areas []Zone) []*device {
 			}
 		}
 	})
-	if filed != len(h.devices.list) {
-		return h.devices.list // some are outside every zone
+	if filed != len(h.devices.all()) {
+		return h.devices.all() // some are outside every zone
 	}
 	slices.SortFunc(near, func(a, b *device) int { return cmpUint(a.n, b.n) })
 	return near

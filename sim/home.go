@@ -55,9 +55,9 @@ type Home struct {
 	gen     atomic.Uint64 // see Generation
 	mu      sync.RWMutex  // guards everything below; readers share it
 	clock   simClock
-	zones   ordered[Zone]
-	devices ordered[device]
-	persons ordered[Person]
+	zones   ordered[Zone, *Zone]
+	devices ordered[device, *device]
+	persons ordered[Person, *Person]
 	subs    []*Subscription
 	seq     uint64 // number of the last event
 
@@ -81,7 +81,7 @@ type Home struct {
 	pending        map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
 	contexts       []*DeviceContext    // free DeviceContexts (see contextLocked)
 	scratch        *stepScratch        // the realistic step's slices; nil until a step
-	scripts        ordered[playerScript]
+	scripts        ordered[playerScript, *playerScript]
 
 	env   outdoors
 	walls *walls // the walls the zones share and their nesting (realistic model); nil: to be worked out
@@ -138,10 +138,6 @@ func New(cfg Config) (*Home, error) {
 	}
 	_, end := timeBounds(h.loc)
 	h.clock = simClock{start: ms, end: end, anchor: now, factor: int64(factor), paused: cfg.Paused}
-	h.zones.init(func(z *Zone) string { return z.ID })
-	h.devices.init(func(d *device) string { return d.ID })
-	h.persons.init(func(p *Person) string { return p.ID })
-	h.scripts.init(func(p *playerScript) string { return p.id })
 	if h.physics == PhysicsRealistic {
 		h.startRealisticLocked()
 	}
@@ -275,51 +271,93 @@ func (h *Home) Reset() {
 	// Each list is emptied at once, after its events: removing its entities
 	// one by one would shift the rest of the list at each, a quadratic
 	// reset of a big home.
-	for _, p := range h.persons.list {
+	for _, p := range h.persons.all() {
 		h.publishLocked(Event{Type: EventPersonRemoved, PersonID: p.ID})
 	}
 	h.persons.clear()
 	h.inZone.reset()
-	for _, d := range h.devices.list {
+	for _, d := range h.devices.all() {
 		h.cancelDeviceTimersLocked(d)
 		h.publishLocked(Event{Type: EventDeviceRemoved, DeviceID: d.ID})
 	}
 	h.devices.clear()
-	for _, z := range h.zones.list {
+	for _, z := range h.zones.all() {
 		h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: z.ID})
 	}
 	h.zones.clear()
 	h.invalidateShapesLocked() // once the zones are gone: the grid goes with them
 }
 
+// entityID is the id an ordered files an entity under.
+func (z *Zone) entityID() string         { return z.ID }
+func (d *device) entityID() string       { return d.ID }
+func (p *Person) entityID() string       { return p.ID }
+func (p *playerScript) entityID() string { return p.id }
+
 // ordered holds entities by id and in creation order. While it holds few,
 // it finds them by scanning the list: a map costs more than its entities
 // in a small home.
-type ordered[T any] struct {
-	key  func(*T) string // the id of an entity
-	byID map[string]*T   // nil while the list is short (see scanned)
-	list []*T
+//
+// Removing an entity from a long list (one with a map) leaves it in the
+// list, noted in gone, until the next call of all takes every entity noted
+// out at once: shifting the rest of a list of 100,000 devices at each
+// removal made removing them one by one quadratic (3.4 s). all is safe
+// under the home's read lock, with other readers: a removal takes the
+// write lock, so the readers that find entities to take out all come
+// after it and before the next writer, and take turns on gone's own lock;
+// a reader that finds none reads a list nobody changes before the next
+// writer. Everything else needs the write lock.
+type ordered[T any, P interface {
+	*T
+	entityID() string
+}] struct {
+	byID map[string]*T // nil while the list is short (see scanned)
+	list []*T          // in creation order, with the entities noted in gone: read it through all
+	gone *removals[T]  // nil until an entity is removed from a long list
+}
+
+// removals are the entities removed from an ordered but still in its list.
+type removals[T any] struct {
+	mu  sync.Mutex   // held to take them out of the list
+	n   atomic.Int32 // len(set), read without mu
+	set map[*T]struct{}
 }
 
 // scanned is the most entities an ordered finds without a map.
 const scanned = 32
 
-func (o *ordered[T]) init(key func(*T) string) { o.key = key }
-
-func (o *ordered[T]) get(id string) (*T, bool) {
+func (o *ordered[T, P]) get(id string) (*T, bool) {
 	if o.byID != nil {
 		v, ok := o.byID[id]
 		return v, ok
 	}
-	for _, v := range o.list {
-		if o.key(v) == id {
+	for _, v := range o.list { // a short list holds no removed entity
+		if P(v).entityID() == id {
 			return v, true
 		}
 	}
 	return nil, false
 }
 
-func (o *ordered[T]) add(id string, v *T) {
+// all returns the entities, in creation order; the caller must not modify
+// the slice.
+func (o *ordered[T, P]) all() []*T {
+	if g := o.gone; g != nil && g.n.Load() > 0 {
+		g.mu.Lock()
+		if len(g.set) > 0 {
+			o.list = slices.DeleteFunc(o.list, func(v *T) bool {
+				_, ok := g.set[v]
+				return ok
+			})
+			g.set = nil // not kept: it may have held every entity of a big home
+			g.n.Store(0)
+		}
+		g.mu.Unlock()
+	}
+	return o.list
+}
+
+func (o *ordered[T, P]) add(id string, v *T) {
 	o.list = append(o.list, v)
 	switch {
 	case o.byID != nil:
@@ -327,29 +365,34 @@ func (o *ordered[T]) add(id string, v *T) {
 	case len(o.list) > scanned:
 		o.byID = make(map[string]*T, len(o.list))
 		for _, x := range o.list {
-			o.byID[o.key(x)] = x
+			o.byID[P(x).entityID()] = x
 		}
 	}
 }
 
 // clear removes every entity.
-func (o *ordered[T]) clear() {
+func (o *ordered[T, P]) clear() {
 	clear(o.list)
-	o.list, o.byID = o.list[:0], nil
+	o.list, o.byID, o.gone = o.list[:0], nil, nil
 }
 
-func (o *ordered[T]) remove(id string) {
+func (o *ordered[T, P]) remove(id string) {
 	v, ok := o.get(id)
 	if !ok {
 		return
 	}
-	if o.byID != nil {
-		delete(o.byID, id)
+	if o.byID == nil {
+		i := slices.Index(o.list, v)
+		o.list = slices.Delete(o.list, i, i+1)
+		return
 	}
-	// The one entry, found by its pointer, then the rest moved down at
-	// once: slices.DeleteFunc compared and copied each entry after it,
-	// several times the cost in a big home, where removing an entity
-	// stays a shift of the rest of the list.
-	i := slices.Index(o.list, v)
-	o.list = slices.Delete(o.list, i, i+1)
+	delete(o.byID, id)
+	if o.gone == nil {
+		o.gone = new(removals[T])
+	}
+	if o.gone.set == nil {
+		o.gone.set = make(map[*T]struct{})
+	}
+	o.gone.set[v] = struct{}{}
+	o.gone.n.Store(int32(len(o.gone.set)))
 }

@@ -128,8 +128,8 @@ func (h *Home) Person(id string) (Person, error) {
 func (h *Home) Persons() []Person {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]Person, len(h.persons.list))
-	for i, p := range h.persons.list {
+	out := make([]Person, len(h.persons.all()))
+	for i, p := range h.persons.all() {
 		out[i] = *p
 	}
 	return out
@@ -213,7 +213,7 @@ func (h *Home) personsInLocked(z *Zone) int {
 	}
 	if !h.countingPersonsLocked() {
 		n := 0
-		for _, p := range h.persons.list {
+		for _, p := range h.persons.all() {
 			if p.Location == z.ID {
 				n++
 			}
@@ -227,11 +227,11 @@ func (h *Home) personsInLocked(z *Zone) int {
 // zone, starting to if it has outgrown walking them (see personsInLocked).
 func (h *Home) countingPersonsLocked() bool {
 	if !h.personsCounted {
-		if len(h.persons.list) <= scanned && len(h.zones.list) <= scanned {
+		if len(h.persons.all()) <= scanned && len(h.zones.all()) <= scanned {
 			return false
 		}
 		h.personsCounted = true
-		for _, p := range h.persons.list {
+		for _, p := range h.persons.all() {
 			if in, ok := h.zones.get(p.Location); ok {
 				h.inZone.entry(in).persons++
 			}

@@ -39,7 +39,7 @@ func TestPersonNearSkipsEmptyZone(t *testing.T) {
 		t.Fatalf("a home of %d persons does not count them by zone", scanned+1)
 	}
 	d, _ := h.devices.get("scale")
-	last := h.persons.list[len(h.persons.list)-1]
+	last := h.persons.all()[len(h.persons.all())-1]
 	last.Location, last.PositionX, last.PositionY = "b", 150, 50 // uncounted
 	c := h.contextLocked(d, false)
 	defer h.releaseContextLocked(c)

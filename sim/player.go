@@ -164,7 +164,7 @@ func (h *Home) ScriptBytes() int {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	n := 0
-	for _, p := range h.scripts.list {
+	for _, p := range h.scripts.all() {
 		n += len(p.source)
 	}
 	return n
@@ -174,8 +174,8 @@ func (h *Home) ScriptBytes() int {
 func (h *Home) Scripts() []ScriptInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]ScriptInfo, len(h.scripts.list))
-	for i, p := range h.scripts.list {
+	out := make([]ScriptInfo, len(h.scripts.all()))
+	for i, p := range h.scripts.all() {
 		out[i] = p.info(h.loc)
 	}
 	return out
@@ -238,7 +238,7 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 			h.setClockLocked(ClockUpdate{Pause: new(bool)}) // and the script with it
 			break
 		}
-		for _, o := range h.scripts.list {
+		for _, o := range h.scripts.all() {
 			if o != p && o.state != ScriptStopped {
 				return ScriptInfo{}, conflictf("script %q is %s: one script plays at a time", o.id, o.state)
 			}
@@ -340,7 +340,7 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 // paused script's remaining actions wait; resumed, it goes on where it was
 // held, the simulated time that passed meanwhile not counting.
 func (h *Home) scriptFollowsClockLocked() {
-	for _, p := range h.scripts.list {
+	for _, p := range h.scripts.all() {
 		switch {
 		case p.state == ScriptStarted && h.clock.paused:
 			h.cancelActionsLocked(p)

@@ -178,7 +178,7 @@ type walls struct {
 func (h *Home) wallsLocked() *walls {
 	if h.walls == nil {
 		gap := int(math.Floor(WallContactGap / PlanUnitMeters))
-		h.walls = wallsOf(h.zones.list, nearPairs(h.zones.list, gap), gap)
+		h.walls = wallsOf(h.zones.all(), nearPairs(h.zones.all(), gap), gap)
 	}
 	return h.walls
 }
@@ -346,7 +346,7 @@ func abs(x int) int {
 func (h *Home) invalidateShapesLocked() {
 	h.forgetWallsLocked()
 	switch {
-	case len(h.zones.list) <= smallPlan:
+	case len(h.zones.all()) <= smallPlan:
 		h.grid = nil
 	case h.grid != nil:
 		h.grid.valid = false
@@ -360,7 +360,7 @@ func (h *Home) invalidateShapesLocked() {
 // its devices, rebuilt its grid for every zone, the square of its zones in
 // all (5,000 rooms of 20 devices: 2.7 s of rebuilds).
 func (h *Home) zoneAddedLocked(z *Zone) {
-	n := len(h.zones.list)
+	n := len(h.zones.all())
 	if g := h.grid; g != nil && g.valid && len(g.added) < max(smallPlan, isqrt(n)) {
 		h.forgetWallsLocked()
 		g.add(z, n-1)
@@ -472,7 +472,7 @@ func (h *Home) startRealisticLocked() {
 // a power in Q, the heat their mixing moves over the step (bounded by what
 // evens them out); a nested zone has no G: T' = T + Q·Δt/C.
 func (h *Home) stepLocked(at int64) {
-	zs := h.zones.list
+	zs := h.zones.all()
 	if len(zs) == 0 {
 		h.scratch = nil // a home without zones keeps nothing of its steps (its entries would hold the zones' devices)
 		return

@@ -59,9 +59,9 @@ func TestStepShapesKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.mu.Lock()
-		if sc := h.scratch; sc != nil && len(sc.shapes) == len(h.zones.list) && sc.shapesGen == h.volGen {
+		if sc := h.scratch; sc != nil && len(sc.shapes) == len(h.zones.all()) && sc.shapesGen == h.volGen {
 			kept++
-			zs := h.zones.list
+			zs := h.zones.all()
 			want := make([]thermalZone, len(zs))
 			h.shapesLocked(want, make([]float64, len(zs)), zs, h.wallsLocked())
 			if diff := gocmp.Diff(want, sc.shapes, gocmp.AllowUnexported(thermalZone{})); diff != "" {
@@ -69,10 +69,10 @@ func TestStepShapesKept(t *testing.T) {
 				t.Fatalf("step %d: kept shapes differ from fresh ones (-fresh +kept):\n%s", step, diff)
 			}
 		}
-		if sc := h.scratch; sc != nil && len(sc.decay) == len(h.zones.list) {
+		if sc := h.scratch; sc != nil && len(sc.decay) == len(h.zones.all()) {
 			// Each zone's kept decay factor is that of this step's x.
 			dt := float64(RealisticStep) / 1000
-			for i := range h.zones.list {
+			for i := range h.zones.all() {
 				if sc.g[i] <= 0 || sc.shapes[i].capacity <= 0 {
 					continue
 				}
@@ -84,9 +84,9 @@ func TestStepShapesKept(t *testing.T) {
 				}
 			}
 		}
-		if sc := h.scratch; sc != nil && len(sc.entries) == len(h.zones.list) && sc.entriesVol == h.volGen && sc.entriesIndex == h.inZone.gen {
+		if sc := h.scratch; sc != nil && len(sc.entries) == len(h.zones.all()) && sc.entriesVol == h.volGen && sc.entriesIndex == h.inZone.gen {
 			keptEntries++
-			for i, z := range h.zones.list {
+			for i, z := range h.zones.all() {
 				if want := h.inZone.lookup(z); sc.entries[i] != want {
 					h.mu.Unlock()
 					t.Fatalf("step %d: zone %s's kept entry is %p, its entry %p", step, z.ID, sc.entries[i], want)

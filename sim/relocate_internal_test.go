@@ -109,7 +109,7 @@ func TestZoneChangeRelocatesEnough(t *testing.T) {
 					zoneChanges++
 					before := homeState(h)
 					h.mu.Lock()
-					for _, p := range h.persons.list { // checked apart: persons have no Derive
+					for _, p := range h.persons.all() { // checked apart: persons have no Derive
 						want := LocationUnknown
 						if z := h.locateLocked(p.PositionX, p.PositionY); z != nil {
 							want = z.ID
@@ -118,7 +118,7 @@ func TestZoneChangeRelocatesEnough(t *testing.T) {
 							t.Fatalf("step %d: person %s at (%d, %d) is in %s, want %s", step, p.ID, p.PositionX, p.PositionY, p.Location, want)
 						}
 					}
-					for _, d := range h.devices.list { // checked apart too: the relocation below walks what devicesNearLocked gives
+					for _, d := range h.devices.all() { // checked apart too: the relocation below walks what devicesNearLocked gives
 						if want := h.locateLocked(int(d.PositionX), int(d.PositionY)); !d.unplaced && d.zone != want {
 							t.Fatalf("step %d: device %s at (%d, %d) is in %v, want %v", step, d.ID, d.PositionX, d.PositionY, d.zone, want)
 						}
@@ -201,3 +201,4 @@ func TestZoneChangeDerivesOnlyAround(t *testing.T) {
 		}
 	}
 }
+

@@ -297,7 +297,7 @@ func (h *Home) cancelLocked(t *timer) {
 func (h *Home) shiftTimersLocked(d int64) {
 	h.timers.shift(d)
 	h.beat += d
-	for _, p := range h.scripts.list {
+	for _, p := range h.scripts.all() {
 		p.origin += d
 		p.paused += d
 	}

@@ -136,7 +136,7 @@ func (h *Home) unplacedDevices() map[string]bool {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	out := map[string]bool{}
-	for _, d := range h.devices.list {
+	for _, d := range h.devices.all() {
 		if d.unplaced {
 			out[d.ID] = true
 		}

@@ -162,8 +162,8 @@ func (h *Home) Zone(id string) (Zone, error) {
 func (h *Home) Zones() []Zone {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]Zone, len(h.zones.list))
-	for i, z := range h.zones.list {
+	out := make([]Zone, len(h.zones.all()))
+	for i, z := range h.zones.all() {
 		out[i] = z.clone()
 	}
 	return out

@@ -101,7 +101,7 @@ func TestZoneGridLetGo(t *testing.T) {
 			t.Fatal(err)
 		}
 		h.mu.Lock()
-		got, want := h.locateLocked(x, y), locateByScan(h.zones.list, x, y)
+		got, want := h.locateLocked(x, y), locateByScan(h.zones.all(), x, y)
 		h.mu.Unlock()
 		if got != want {
 			t.Fatalf("%d zones: (5, 5) located in %v, want %v", len(h.Zones()), got, want)
@@ -173,12 +173,12 @@ func TestZoneGridKeepsAddedZones(t *testing.T) {
 			}
 			last, lastAdded = g, len(g.added)
 			most = max(most, len(g.added))
-			if bound := max(smallPlan, isqrt(len(h.zones.list))); len(g.added) > bound {
-				t.Fatalf("%d zones: the grid keeps %d added zones, more than %d", len(h.zones.list), len(g.added), bound)
+			if bound := max(smallPlan, isqrt(len(h.zones.all()))); len(g.added) > bound {
+				t.Fatalf("%d zones: the grid keeps %d added zones, more than %d", len(h.zones.all()), len(g.added), bound)
 			}
 		}
-		for _, d := range h.devices.list {
-			if want := locateByScan(h.zones.list, int(d.PositionX), int(d.PositionY)); d.zone != want {
+		for _, d := range h.devices.all() {
+			if want := locateByScan(h.zones.all(), int(d.PositionX), int(d.PositionY)); d.zone != want {
 				t.Fatalf("after zone %d: device %s in %v, want %v", i, d.ID, d.zone, want)
 			}
 		}

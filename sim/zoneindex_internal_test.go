@@ -41,7 +41,7 @@ func TestZoneIndex(t *testing.T) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		want, wantWatching := map[string][]string{}, map[string][]string{}
-		for _, d := range h.devices.list {
+		for _, d := range h.devices.all() {
 			if d.zone != nil {
 				want[d.zone.ID] = append(want[d.zone.ID], d.ID)
 				if d.kind.Behavior.Persons != nil { // by the kind, not by watchesPersons
@@ -88,14 +88,14 @@ func TestZoneIndex(t *testing.T) {
 		}
 		at, counts := map[string]int{}, map[string]int{}
 		nowhere := 0
-		for _, p := range h.persons.list {
+		for _, p := range h.persons.all() {
 			if p.Location != LocationUnknown {
 				at[p.Location]++
 			} else {
 				nowhere++
 			}
 		}
-		for _, z := range h.zones.list {
+		for _, z := range h.zones.all() {
 			if n := h.personsInLocked(z); n > 0 {
 				counts[z.ID] = n
 			}
@@ -111,9 +111,9 @@ func TestZoneIndex(t *testing.T) {
 					total += int(e.persons)
 				}
 			})
-			if kept != len(at) || total != len(h.persons.list)-nowhere {
+			if kept != len(at) || total != len(h.persons.all())-nowhere {
 				t.Fatalf("step %d: counts kept for %d zones (%d persons), %d have persons (%d) (a deleted zone's left?)",
-					step, kept, total, len(at), len(h.persons.list)-nowhere)
+					step, kept, total, len(at), len(h.persons.all())-nowhere)
 			}
 		}
 		if diff := gocmp.Diff(at, counts, cmpopts.EquateEmpty()); diff != "" {
@@ -149,7 +149,7 @@ func TestZoneIndex(t *testing.T) {
 			h.UpdateDevice(dev, DeviceUpdate{State: new([]string{"activated", "deactivated"}[r.IntN(2)])})
 		case 14:
 			h.mu.Lock()
-			for _, z := range h.zones.list {
+			for _, z := range h.zones.all() {
 				h.inZone.lookup(z).sumsOf() // as a step would
 			}
 			h.mu.Unlock()
@@ -381,7 +381,7 @@ func TestHeatCellsGoWithTheirZones(t *testing.T) {
 		}
 		fresh.mu.Lock()
 		fresh.inZone.each(func(_ *Zone, e *zoneEntry) { e.heat = nil })
-		for _, d := range fresh.devices.list {
+		for _, d := range fresh.devices.all() {
 			if d.timer != nil {
 				d.timer.heatCell = nil
 			}
@@ -410,7 +410,7 @@ func TestHeatCellsGoWithTheirZones(t *testing.T) {
 				bad = append(bad, fmt.Sprintf("zone %s's entry has the cell of zone %s", z.ID, e.heat.z.ID))
 			}
 		})
-		for _, d := range h.devices.list {
+		for _, d := range h.devices.all() {
 			if tm := d.timer; tm != nil && tm.heatCell != nil {
 				if e := h.inZone.lookup(d.zone); d.zone == nil || e == nil || e.heat != tm.heatCell {
 					bad = append(bad, fmt.Sprintf("device %s's heat update has a cell not its zone's", d.ID))

@@ -110,6 +110,7 @@ func (h *Home) relocateLocked(z *Zone, areas ...Zone) {
 			old = d.snapshot()
 		}
 		changed := h.placeDeviceLocked(d)
+		d.refresh() // what its Derive set may change what it gives its zone, as after a creation or an update
 		h.inZone.moved(d, from)
 		if changed && watched {
 			h.publishDeviceDiffLocked(old, d)

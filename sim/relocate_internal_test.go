@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -202,3 +203,39 @@ func TestZoneChangeDerivesOnlyAround(t *testing.T) {
 	}
 }
 
+// TestRelocationRefreshesDevices: a device whose Derive changes its
+// properties as a zone change relocates it gives its zone what its new
+// properties say. A Speaker placed by a playing audio source outside
+// every zone is silent; a zone made around both makes it hear the source,
+// and the zone's Noise is its noise level. The relocation ran Derive
+// without working out again what the device gives its zone (as a
+// creation or an update does), so the zone stayed silent, and the
+// Speaker's ticks, finding nothing new to set, left it so.
+func TestRelocationRefreshesDevices(t *testing.T) {
+	for _, physics := range []Physics{PhysicsContract, PhysicsRealistic} {
+		t.Run(string(physics), func(t *testing.T) {
+			h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: physics})
+			at := func(v int) *int { return &v }
+			if _, err := h.CreateDevice(DeviceSpec{ID: "source", Type: "AudioSource", PositionX: at(564), PositionY: at(924),
+				Properties: map[string]any{PropAudioSourceIsPlaying: true}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.CreateDevice(DeviceSpec{ID: "speaker", Type: "Speaker", PositionX: at(505), PositionY: at(970),
+				Properties: map[string]any{PropSpeakerVolume: 0.63, PropSpeakerMaxNoise: 13.76}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.CreateZone(ZoneSpec{ID: "room", LeftX: 488, TopY: 769, RightX: 881, BottomY: 1064}); err != nil {
+				t.Fatal(err)
+			}
+			if err := h.Advance(5 * time.Second); err != nil {
+				t.Fatal(err)
+			}
+			d, _ := h.Device("speaker")
+			z, _ := h.Zone("room")
+			level, _ := d.Properties[PropSpeakerNoiseLevel].(float64)
+			if want := 0.63 * 13.76; math.Abs(level-want) > 1e-9 || math.Abs(z.Variables[VarNoise]-level) > 1e-9 {
+				t.Fatalf("the speaker's noise level is %v (want %v), its zone's Noise %v", level, want, z.Variables[VarNoise])
+			}
+		})
+	}
+}

@@ -277,8 +277,9 @@ func (h *Home) deviceLocked(id string) (*device, error) {
 func (h *Home) Devices() []Device {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]Device, len(h.devices.all()))
-	for i, d := range h.devices.all() {
+	all := h.devices.all()
+	out := make([]Device, len(all))
+	for i, d := range all {
 		out[i] = d.snapshot()
 	}
 	return out

@@ -46,10 +46,10 @@ const smallPlan = 16
 // zones containing it, ties going to the zone created first; nil when no zone
 // contains the point.
 func (h *Home) locateLocked(x, y int) *Zone {
-	if len(h.zones.all()) <= smallPlan {
+	if zs := h.zones.all(); len(zs) <= smallPlan {
 		var best *Zone
 		var bestArea int64
-		for _, z := range h.zones.all() {
+		for _, z := range zs {
 			if z.Contains(x, y) {
 				if a := z.area(); best == nil || a < bestArea {
 					best, bestArea = z, a
@@ -141,8 +141,8 @@ func (h *Home) devicesNearLocked(z *Zone, areas []Zone) []*device {
 			}
 		}
 	})
-	if filed != len(h.devices.all()) {
-		return h.devices.all() // some are outside every zone
+	if all := h.devices.all(); filed != len(all) {
+		return all // some are outside every zone
 	}
 	slices.SortFunc(near, func(a, b *device) int { return cmpUint(a.n, b.n) })
 	return near

@@ -128,8 +128,9 @@ func (h *Home) Person(id string) (Person, error) {
 func (h *Home) Persons() []Person {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]Person, len(h.persons.all()))
-	for i, p := range h.persons.all() {
+	all := h.persons.all()
+	out := make([]Person, len(all))
+	for i, p := range all {
 		out[i] = *p
 	}
 	return out

@@ -174,8 +174,9 @@ func (h *Home) ScriptBytes() int {
 func (h *Home) Scripts() []ScriptInfo {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]ScriptInfo, len(h.scripts.all()))
-	for i, p := range h.scripts.all() {
+	all := h.scripts.all()
+	out := make([]ScriptInfo, len(all))
+	for i, p := range all {
 		out[i] = p.info(h.loc)
 	}
 	return out

@@ -178,7 +178,8 @@ type walls struct {
 func (h *Home) wallsLocked() *walls {
 	if h.walls == nil {
 		gap := int(math.Floor(WallContactGap / PlanUnitMeters))
-		h.walls = wallsOf(h.zones.all(), nearPairs(h.zones.all(), gap), gap)
+		zs := h.zones.all()
+		h.walls = wallsOf(zs, nearPairs(zs, gap), gap)
 	}
 	return h.walls
 }

@@ -162,8 +162,9 @@ func (h *Home) Zone(id string) (Zone, error) {
 func (h *Home) Zones() []Zone {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
-	out := make([]Zone, len(h.zones.all()))
-	for i, z := range h.zones.all() {
+	all := h.zones.all()
+	out := make([]Zone, len(all))
+	for i, z := range all {
 		out[i] = z.clone()
 	}
 	return out

@@ -258,18 +258,14 @@ func (c *DeviceContext) ZoneConsumption() float64 {
 	return sum
 }
 
-// anyInZone reports whether a device of the zone, other than this one,
-// satisfies f.
-func (c *DeviceContext) anyInZone(f func(d *device) bool) bool {
+// zoneOthersDo reports whether a device of the zone, other than this one,
+// plays audio (playsOne) or sprays water (watersOne); false outside every
+// zone.
+func (c *DeviceContext) zoneOthersDo(one uint8) bool {
 	if c.d.zone == nil {
 		return false
 	}
-	for _, d := range c.h.inZone.in(c.d.zone) {
-		if d != c.d && f(d) { // a pointer, not the id: a zone's devices are walked for each of them
-			return true
-		}
-	}
-	return false
+	return c.h.inZone.lookup(c.d.zone).othersDo(c.d, one)
 }
 
 // Illuminance returns the illuminance, in lux, that watts of this device's

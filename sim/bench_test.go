@@ -3,6 +3,7 @@ package sim_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/pervasim/pervasim/sim"
 )
@@ -123,5 +124,24 @@ func BenchmarkDeleteDevices(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkDenseZone runs a simulated hour of 2,000 devices of the usual
+// mix in one zone (an open-plan floor): the Speakers and FloodSensors
+// look at the others of their zone every simulated second.
+func BenchmarkDenseZone(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		b.StopTimer()
+		h, _ := newHome(b)
+		mustZone(b, h, rect("hall", 0, 0, 1000, 1000))
+		for i := range 2000 {
+			mustDevice(b, h, sim.DeviceSpec{ID: fmt.Sprint("d", i), Type: kindNames[i%len(kindNames)], PositionX: ptr((i * 37) % 1000), PositionY: ptr((i * 53) % 1000)})
+		}
+		b.StartTimer()
+		if err := h.Advance(time.Hour); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

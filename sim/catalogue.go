@@ -365,9 +365,7 @@ func listen(c *DeviceContext) {
 		d, ok := c.Device(id)
 		playing = ok && d.State == StateActivated && d.Properties[PropAudioSourceIsPlaying] == true
 	} else {
-		playing = c.anyInZone(func(d *device) bool {
-			return d.active && d.props.value(PropAudioSourceIsPlaying) == true
-		})
+		playing = c.zoneOthersDo(playsOne)
 	}
 	noise := 0.0
 	if playing {
@@ -379,10 +377,7 @@ func listen(c *DeviceContext) {
 // senseFlood sets a flood sensor: true while an active device in its zone
 // sprays water (Behavior.Water), as a sprinkler does.
 func senseFlood(c *DeviceContext) {
-	c.Set(PropFloodSensorAlarm, c.anyInZone(func(d *device) bool {
-		water := d.kind.Behavior.Water
-		return water != nil && d.active && water(Props{d: d})
-	}))
+	c.Set(PropFloodSensorAlarm, c.zoneOthersDo(watersOne))
 }
 
 // countPersons sets a camera's count of the persons in its zone.

@@ -158,6 +158,7 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 	// What each device gives its zone, worked out again.
 	type gives struct{ heat, light, consumption, opening, noise, flux float64 }
 	fresh := map[*device]gives{}
+	freshBits := map[*device][2]bool{} // plays, waters
 	members := map[*Zone][]*device{}
 	for _, d := range h.devices.all() {
 		var want *Zone
@@ -171,6 +172,7 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 			members[d.zone] = append(members[d.zone], d)
 		}
 		kept, keptSenses := gives{d.heat, d.light, d.consumption, d.opening, d.noise, d.flux}, d.sensesLight
+		keptPlays, keptWaters := d.plays, d.waters
 		d.recompute()
 		now := gives{d.heat, d.light, d.consumption, d.opening, d.noise, d.flux}
 		if !near(now.heat, kept.heat) || !near(now.light, kept.light) || !near(now.consumption, kept.consumption) ||
@@ -180,8 +182,12 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 		if d.sensesLight != keptSenses {
 			report("device %s (%s) senses light: %v kept, %v recomputed", d.ID, d.entry.typ, keptSenses, d.sensesLight)
 		}
+		freshBits[d] = [2]bool{d.plays, d.waters}
+		if d.plays != keptPlays || d.waters != keptWaters {
+			report("device %s (%s) plays, waters: %v, %v kept, %v, %v recomputed", d.ID, d.entry.typ, keptPlays, keptWaters, d.plays, d.waters)
+		}
 		d.heat, d.light, d.consumption, d.opening, d.noise, d.flux = kept.heat, kept.light, kept.consumption, kept.opening, kept.noise, kept.flux
-		d.sensesLight = keptSenses
+		d.sensesLight, d.plays, d.waters = keptSenses, keptPlays, keptWaters
 		fresh[d] = now
 		if t := d.timer; t != nil {
 			if !near(t.heatPower, now.heat) {
@@ -233,6 +239,18 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 			}
 			if !near(s.power, e.sums.power) || !near(s.opening, e.sums.opening) || !near(s.flux, e.sums.flux) {
 				report("zone %s: sums %+v kept, %+v recomputed", z.ID, e.sums, s)
+			}
+			var others uint8
+			for _, d := range ms {
+				if b := freshBits[d]; b[0] {
+					others |= others&playsOne<<1 | playsOne
+				}
+				if b := freshBits[d]; b[1] {
+					others |= others&watersOne<<1 | watersOne
+				}
+			}
+			if others != e.others {
+				report("zone %s: playing and spraying %04b kept, %04b recomputed", z.ID, e.others, others)
 			}
 		}
 		if h.personsCounted && e != nil && int(e.persons) != persons[z.ID] {

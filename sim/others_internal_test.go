@@ -88,3 +88,48 @@ func TestBehaviourPlayingReachesSpeakers(t *testing.T) {
 		}
 	}
 }
+
+// TestSpeakerMovedInHearsOthers: a Speaker that plays itself (a free
+// audioSource.isPlaying of true), moved into a zone where an AudioSource
+// plays, hears it from the Derive of the move on: the Speaker is not
+// filed in its new zone yet (nor is a device being updated, whose
+// working copy runs the Derive), so its own playing must not hide the
+// one device of that zone that plays. Both by a device update and by a
+// zone change that relocates it.
+func TestSpeakerMovedInHearsOthers(t *testing.T) {
+	at := func(v int) *int { return &v }
+	for _, how := range []string{"device moved", "zone moved"} {
+		t.Run(how, func(t *testing.T) {
+			h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC})
+			for _, z := range []ZoneSpec{{ID: "house", RightX: 1000, BottomY: 1000}, {ID: "b", LeftX: 400, TopY: 400, RightX: 600, BottomY: 600}} {
+				if _, err := h.CreateZone(z); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.CreateDevice(DeviceSpec{ID: "speaker", Type: "Speaker", PositionX: at(10), PositionY: at(10),
+				Properties: map[string]any{PropSpeakerVolume: 0.5, PropSpeakerMaxNoise: 20.0, PropAudioSourceIsPlaying: true}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.CreateDevice(DeviceSpec{ID: "source", Type: "AudioSource", PositionX: at(500), PositionY: at(500),
+				Properties: map[string]any{PropAudioSourceIsPlaying: true}}); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if how == "device moved" {
+				_, err = h.UpdateDevice("speaker", DeviceUpdate{PositionX: at(450), PositionY: at(450)})
+			} else {
+				_, err = h.UpdateZone("b", ZoneUpdate{LeftX: at(0), TopY: at(0), RightX: at(600), BottomY: at(600)})
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, _ := h.Device("speaker")
+			if d.Location != "b" {
+				t.Fatalf("the speaker is in %q, want b", d.Location)
+			}
+			if got := d.Properties[PropSpeakerNoiseLevel]; got != 10.0 {
+				t.Fatalf("the speaker's noise level is %v beside a source that plays, want 10", got)
+			}
+		})
+	}
+}

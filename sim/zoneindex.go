@@ -139,13 +139,30 @@ const (
 // walk of the zone's devices for each of them cost the square of a big
 // zone's devices (2,000 devices in one zone: 20 s a simulated hour). e may
 // be nil.
+//
+// d counts itself out only as the zone counted it: d may not be filed in
+// e (a device being created, or relocated into the zone, runs its Derive
+// before it is filed) or be the working copy of the device filed (an
+// update's), so the device filed with d's creation number is looked up
+// rather than d's own bits trusted.
 func (e *zoneEntry) othersDo(d *device, one uint8) bool {
 	if e == nil {
 		return false
 	}
 	e.sumsOf()
-	self := one == playsOne && d.plays || one == watersOne && d.waters
-	return e.others&(one<<1) != 0 || e.others&one != 0 && !self
+	switch {
+	case e.others&(one<<1) != 0:
+		return true
+	case e.others&one == 0:
+		return false
+	}
+	i, ok := slices.BinarySearchFunc(e.devices, d.n, func(f *device, n uint64) int { return cmpUint(f.n, n) })
+	if !ok {
+		return true // d is not among the zone's devices: the one that does is another
+	}
+	f := e.devices[i]
+	self := one == playsOne && f.plays || one == watersOne && f.waters
+	return !self
 }
 
 // changed notes that a device of z changed, joined or left it.

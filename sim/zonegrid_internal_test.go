@@ -155,9 +155,9 @@ func TestZoneGridKeepsAddedZones(t *testing.T) {
 	for i := range 600 {
 		x, y := (i%30)*100, (i/30)*100
 		spec := ZoneSpec{ID: fmt.Sprint("z", i), LeftX: x, TopY: y, RightX: x + 99, BottomY: y + 99}
-		if i%7 == 3 { // a room inside the one before, or one of its size over it
+		if i%7 == 3 { // a room inside the one before, or one of its size over it (a tie: the one before holds what they share)
 			spec.LeftX, spec.TopY = x-100+10, y+10
-			spec.RightX, spec.BottomY = spec.LeftX+[]int{20, 99}[i%2], spec.TopY+[]int{20, 89}[i%2]
+			spec.RightX, spec.BottomY = spec.LeftX+[]int{20, 99}[i%2], spec.TopY+[]int{20, 99}[i%2]
 		}
 		if _, err := h.CreateZone(spec); err != nil {
 			t.Fatal(err)

@@ -182,9 +182,15 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 		if d.sensesLight != keptSenses {
 			report("device %s (%s) senses light: %v kept, %v recomputed", d.ID, d.entry.typ, keptSenses, d.sensesLight)
 		}
-		freshBits[d] = [2]bool{d.plays, d.waters}
-		if d.plays != keptPlays || d.waters != keptWaters {
-			report("device %s (%s) plays, waters: %v, %v kept, %v, %v recomputed", d.ID, d.entry.typ, keptPlays, keptWaters, d.plays, d.waters)
+		// As the walk that the zone's notes replaced defined them, not as
+		// recompute does: a recompute that kept a bit it should have
+		// cleared would agree with itself.
+		water := d.kind.Behavior.Water
+		plays := d.active && d.props.value(PropAudioSourceIsPlaying) == true
+		waters := d.active && water != nil && water(Props{d: d})
+		freshBits[d] = [2]bool{plays, waters}
+		if plays != keptPlays || waters != keptWaters {
+			report("device %s (%s) plays, waters: %v, %v kept, %v, %v by a look at it", d.ID, d.entry.typ, keptPlays, keptWaters, plays, waters)
 		}
 		d.heat, d.light, d.consumption, d.opening, d.noise, d.flux = kept.heat, kept.light, kept.consumption, kept.opening, kept.noise, kept.flux
 		d.sensesLight, d.plays, d.waters = keptSenses, keptPlays, keptWaters

@@ -250,7 +250,7 @@ func (c *DeviceContext) ZoneConsumption() float64 {
 	sum := 0.0
 	if c.d.zone != nil {
 		for _, d := range c.h.inZone.in(c.d.zone) {
-			if d != c.d {
+			if d.n != c.d.n { // not by pointer: an update's Derive runs on a working copy of the device filed
 				sum += d.consumption
 			}
 		}

@@ -133,3 +133,38 @@ func TestSpeakerMovedInHearsOthers(t *testing.T) {
 		})
 	}
 }
+
+// TestZoneConsumptionLeavesOutTheDeviceUpdated: a device that draws
+// power and meters its zone (ZoneConsumption, the other devices' power)
+// leaves itself out in the Derive of an update as in its ticks, though
+// that Derive runs on the update's working copy, not on the device the
+// zone holds.
+func TestZoneConsumptionLeavesOutTheDeviceUpdated(t *testing.T) {
+	kinds := NewKindRegistry()
+	if err := kinds.Register(Kind{Name: "MeteringPlug", Service: "test.MeteringPlug",
+		Properties: []PropertySpec{{Name: "others", Type: Number, Default: 0.0, Derived: true}},
+		Behavior: Behavior{
+			Consumption: func(Props) float64 { return 5 },
+			Derive:      func(c *DeviceContext) { c.Set("others", c.ZoneConsumption()) },
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Kinds: kinds})
+	at := func(v int) *int { return &v }
+	if _, err := h.CreateZone(ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"plug", "other"} {
+		if _, err := h.CreateDevice(DeviceSpec{ID: id, Type: "MeteringPlug", PositionX: at(10), PositionY: at(10)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	name := "renamed"
+	d, err := h.UpdateDevice("plug", DeviceUpdate{Name: &name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := d.Properties["others"]; got != 5.0 {
+		t.Fatalf("after an update, the plug meters %v W of its zone's other devices, want 5 (the other plug's)", got)
+	}
+}

@@ -124,7 +124,7 @@ func TestZoneChangeRelocatesEnough(t *testing.T) {
 							t.Fatalf("step %d: device %s at (%d, %d) is in %v, want %v", step, d.ID, d.PositionX, d.PositionY, d.zone, want)
 						}
 					}
-					h.relocateLocked(nil, everywhere)
+					h.relocateLocked(everywhere)
 					h.mu.Unlock()
 					h.deliver()
 					if diff := gocmp.Diff(before, homeState(h)); diff != "" {

@@ -143,7 +143,7 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		h.ensureTemperatureLocked(z)
 		h.relightLocked(z)
 	}
-	h.relocateLocked(z, *z)
+	h.relocateLocked(*z)
 	return z.clone(), nil
 }
 
@@ -231,7 +231,7 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 	}
 	if moved || resized {
 		h.invalidateShapesLocked()
-		h.relocateLocked(cur, was, *cur)
+		h.relocateLocked(was, *cur)
 		if h.physics == PhysicsRealistic {
 			h.relightLocked(cur)
 		}
@@ -286,8 +286,8 @@ func (h *Home) DeleteZone(id string) error {
 	h.zones.remove(id)
 	h.invalidateShapesLocked()
 	h.publishLocked(Event{Type: EventZoneRemoved, ZoneID: id})
-	h.relocateLocked(z, *z) // its devices leave it one by one, as ever
-	h.inZone.forget(z)      // and the zone's chunk of devices with its entry
+	h.relocateLocked(*z) // its devices leave it one by one, as ever
+	h.inZone.forget(z)   // and the zone's chunk of devices with its entry
 	return nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -142,6 +144,33 @@ func BenchmarkDenseZone(b *testing.B) {
 		b.StartTimer()
 		if err := h.Advance(time.Hour); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDenseZoneCrossing moves a person into a dense zone and out
+// again (one op), in the realistic model: 2,000 devices of the usual mix
+// in one zone, its cameras recording (each counts the persons of its
+// zone).
+func BenchmarkDenseZoneCrossing(b *testing.B) {
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: sim.PhysicsRealistic})
+	mustZone(b, h, rect("hall", 0, 0, 1000, 1000))
+	for i := range 2000 {
+		spec := sim.DeviceSpec{ID: fmt.Sprint("d", i), Type: kindNames[i%len(kindNames)], PositionX: ptr((i * 37) % 1000), PositionY: ptr((i * 53) % 1000)}
+		if spec.Type == "Camera" {
+			spec.Properties = map[string]any{"camera.recording": true}
+		}
+		mustDevice(b, h, spec)
+	}
+	if _, err := h.CreatePerson(sim.PersonSpec{ID: "walker", Type: "Man", PositionX: ptr(2000), PositionY: ptr(2000)}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, x := range []int{500, 2000} {
+			if _, err := h.UpdatePerson("walker", sim.PersonUpdate{PositionX: ptr(x), PositionY: ptr(x)}); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 }

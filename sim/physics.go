@@ -540,7 +540,11 @@ func (h *Home) settleZoneEffectsLocked(d *device, z *Zone, recount bool) {
 	if b.Noise != nil {
 		h.renoiseLocked(z)
 	}
-	if b.Consumption != nil && h.physics == PhysicsRealistic {
+	if b.Consumption != nil && h.physics == PhysicsRealistic && recount {
+		// Only when what the device draws, or the zone's devices, may have
+		// changed (recount; what refresh compares holds consumption): a
+		// Camera counting a person who came in would otherwise add up its
+		// whole zone again, for each camera of the zone.
 		h.meterLocked(z)
 	}
 }

@@ -220,8 +220,8 @@ func (c *DeviceContext) Persons() []Person {
 // zone within scope plan units of it along both axes; "" when there is
 // none, or the device is outside every zone. In a home that counts its
 // persons by zone (see Home.personsInLocked), an empty zone answers without
-// walking the persons: relocating every device of a big home after a zone
-// change would otherwise walk them once for each medical device.
+// walking the persons: a zone change relocating many medical devices would
+// otherwise walk them once for each.
 func (c *DeviceContext) personNear(scope float64) string {
 	if c.d.zone == nil {
 		return ""

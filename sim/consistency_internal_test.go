@@ -158,7 +158,7 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 	// What each device gives its zone, worked out again.
 	type gives struct{ heat, light, consumption, opening, noise, flux float64 }
 	fresh := map[*device]gives{}
-	freshBits := map[*device][2]bool{} // plays, waters
+	freshDoes := map[*device]uint8{} // playsOne, watersOne, by a look at each device
 	members := map[*Zone][]*device{}
 	for _, d := range h.devices.all() {
 		var want *Zone
@@ -172,7 +172,7 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 			members[d.zone] = append(members[d.zone], d)
 		}
 		kept, keptSenses := gives{d.heat, d.light, d.consumption, d.opening, d.noise, d.flux}, d.sensesLight
-		keptPlays, keptWaters := d.plays, d.waters
+		keptDoes := d.does
 		d.recompute()
 		now := gives{d.heat, d.light, d.consumption, d.opening, d.noise, d.flux}
 		if !near(now.heat, kept.heat) || !near(now.light, kept.light) || !near(now.consumption, kept.consumption) ||
@@ -185,15 +185,19 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 		// As the walk that the zone's notes replaced defined them, not as
 		// recompute does: a recompute that kept a bit it should have
 		// cleared would agree with itself.
-		water := d.kind.Behavior.Water
-		plays := d.active && d.props.value(PropAudioSourceIsPlaying) == true
-		waters := d.active && water != nil && water(Props{d: d})
-		freshBits[d] = [2]bool{plays, waters}
-		if plays != keptPlays || waters != keptWaters {
-			report("device %s (%s) plays, waters: %v, %v kept, %v, %v by a look at it", d.ID, d.entry.typ, keptPlays, keptWaters, plays, waters)
+		var does uint8
+		if d.active && d.props.value(PropAudioSourceIsPlaying) == true {
+			does |= playsOne
+		}
+		if water := d.kind.Behavior.Water; d.active && water != nil && water(Props{d: d}) {
+			does |= watersOne
+		}
+		freshDoes[d] = does
+		if does != keptDoes {
+			report("device %s (%s) plays and sprays: %02b kept, %02b by a look at it", d.ID, d.entry.typ, keptDoes, does)
 		}
 		d.heat, d.light, d.consumption, d.opening, d.noise, d.flux = kept.heat, kept.light, kept.consumption, kept.opening, kept.noise, kept.flux
-		d.sensesLight, d.plays, d.waters = keptSenses, keptPlays, keptWaters
+		d.sensesLight, d.does = keptSenses, keptDoes
 		fresh[d] = now
 		if t := d.timer; t != nil {
 			if !near(t.heatPower, now.heat) {
@@ -248,10 +252,10 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 			}
 			var others uint8
 			for _, d := range ms {
-				if b := freshBits[d]; b[0] {
+				if does := freshDoes[d]; does&playsOne != 0 {
 					others |= others&playsOne<<1 | playsOne
 				}
-				if b := freshBits[d]; b[1] {
+				if does := freshDoes[d]; does&watersOne != 0 {
 					others |= others&watersOne<<1 | watersOne
 				}
 			}
@@ -499,6 +503,18 @@ func (g *scenario) named(prop string) []string {
 }
 
 // step makes one random change and says which.
+// deleteOne deletes an entity of ids, chosen at random, with del, and
+// takes it out of ids if del did; it returns what it did and del's error.
+func (g *scenario) deleteOne(ids *[]string, kind string, del func(id string) error) (string, error) {
+	i := g.r.IntN(len(*ids))
+	id := (*ids)[i]
+	err := del(id)
+	if err == nil {
+		*ids = slices.Delete(*ids, i, i+1)
+	}
+	return "delete " + kind + " " + id, err
+}
+
 func (g *scenario) step() string {
 	r, h := g.r, g.h
 	step := g.n
@@ -610,12 +626,7 @@ func (g *scenario) step() string {
 		}
 		_, err = h.UpdateDevice(id, u)
 	case op < 65 && len(g.devIDs) > 0:
-		i := r.IntN(len(g.devIDs))
-		id := g.devIDs[i]
-		what = "delete device " + id
-		if err = h.DeleteDevice(id); err == nil {
-			g.devIDs = slices.Delete(g.devIDs, i, i+1)
-		}
+		what, err = g.deleteOne(&g.devIDs, "device", h.DeleteDevice)
 	case op < 71:
 		id := fmt.Sprint("p", step)
 		spec := PersonSpec{ID: id, Type: "Man"}
@@ -631,12 +642,7 @@ func (g *scenario) step() string {
 		what = fmt.Sprintf("move person %s to %d %d", id, *u.PositionX, *u.PositionY)
 		_, err = h.UpdatePerson(id, u)
 	case op < 80 && len(g.persons) > 0:
-		i := r.IntN(len(g.persons))
-		id := g.persons[i]
-		what = "delete person " + id
-		if err = h.DeletePerson(id); err == nil {
-			g.persons = slices.Delete(g.persons, i, i+1)
-		}
+		what, err = g.deleteOne(&g.persons, "person", h.DeletePerson)
 	default:
 		var d time.Duration
 		switch r.IntN(4) {

@@ -50,8 +50,7 @@ type device struct {
 	sensesLight bool   // a property follows the zone's Illuminance
 	follows     bool   // a property follows a zone variable: see Props.stored
 	unplaced    bool   // created without a position and not moved since: outside every zone, even one covering -1,-1
-	plays       bool   // active and playing audio (audioSource.isPlaying): what a Speaker of its zone listens for; see refresh
-	waters      bool   // active and spraying water (Behavior.Water): what a FloodSensor of its zone senses; see refresh
+	does        uint8  // playsOne: active, audioSource.isPlaying (what a Speaker of its zone hears); watersOne: active, Behavior.Water (what a FloodSensor senses); see refresh
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.

@@ -1,6 +1,9 @@
 package sim
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // PlanUnitMeters is the length of one plan unit, in metres.
 const PlanUnitMeters = 0.014
@@ -141,6 +144,6 @@ func (h *Home) devicesNearLocked(areas []Zone) []*device {
 	if all := h.devices.all(); filed != len(all) {
 		return all // some are outside every zone
 	}
-	slices.SortFunc(near, func(a, b *device) int { return cmpUint(a.n, b.n) })
+	slices.SortFunc(near, func(a, b *device) int { return cmp.Compare(a.n, b.n) })
 	return near
 }

@@ -318,9 +318,9 @@ type ordered[T any, P interface {
 
 // removals are the entities removed from an ordered but still in its list.
 type removals[T any] struct {
-	mu  sync.Mutex   // held to take them out of the list
-	n   atomic.Int32 // len(set), read without mu
-	set map[*T]struct{}
+	mu      sync.Mutex  // held to take them out of the list
+	pending atomic.Bool // set holds some: read without mu
+	set     map[*T]struct{}
 }
 
 // scanned is the most entities an ordered finds without a map.
@@ -342,7 +342,7 @@ func (o *ordered[T, P]) get(id string) (*T, bool) {
 // all returns the entities, in creation order; the caller must not modify
 // the slice.
 func (o *ordered[T, P]) all() []*T {
-	if g := o.gone; g != nil && g.n.Load() > 0 {
+	if g := o.gone; g != nil && g.pending.Load() {
 		g.mu.Lock()
 		if len(g.set) > 0 {
 			o.list = slices.DeleteFunc(o.list, func(v *T) bool {
@@ -350,7 +350,7 @@ func (o *ordered[T, P]) all() []*T {
 				return ok
 			})
 			g.set = nil // not kept: it may have held every entity of a big home
-			g.n.Store(0)
+			g.pending.Store(false)
 		}
 		g.mu.Unlock()
 	}
@@ -394,5 +394,5 @@ func (o *ordered[T, P]) remove(id string) {
 		o.gone.set = make(map[*T]struct{})
 	}
 	o.gone.set[v] = struct{}{}
-	o.gone.n.Store(int32(len(o.gone.set)))
+	o.gone.pending.Store(true)
 }

@@ -92,7 +92,7 @@ func TestOrderedRemovals(t *testing.T) {
 			if got := o.all(); !slices.Equal(want, got) {
 				t.Fatalf("step %d: all holds %d entities, want %d, or not the same", step, len(got), len(want))
 			}
-			if o.gone != nil && (len(o.gone.set) != 0 || o.gone.n.Load() != 0) {
+			if o.gone != nil && (len(o.gone.set) != 0 || o.gone.pending.Load()) {
 				t.Fatalf("step %d: all keeps %d removed entities noted", step, len(o.gone.set))
 			}
 		}

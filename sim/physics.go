@@ -63,14 +63,7 @@ func (d *device) refresh() (recount bool) {
 
 // counted returns what the zone's sums count of the device, as bits.
 func (d *device) counted() [5]uint64 {
-	var shared uint64
-	if d.plays {
-		shared |= 1
-	}
-	if d.waters {
-		shared |= 2
-	}
-	return [5]uint64{math.Float64bits(d.heat), math.Float64bits(d.consumption), math.Float64bits(d.opening), math.Float64bits(d.flux), shared}
+	return [5]uint64{math.Float64bits(d.heat), math.Float64bits(d.consumption), math.Float64bits(d.opening), math.Float64bits(d.flux), uint64(d.does)}
 }
 
 // recompute does the work of refresh.
@@ -78,13 +71,17 @@ func (d *device) recompute() {
 	d.heat, d.light, d.consumption, d.opening, d.noise = 0, 0, 0, 0, math.Inf(-1)
 	d.sensesLight = d.followsVariable(VarIlluminance)
 	d.flux = 0
-	d.plays, d.waters = false, false
+	d.does = 0
 	if !d.active {
 		return
 	}
 	b, p := &d.kind.Behavior, Props{d: d}
-	d.plays = d.props.value(PropAudioSourceIsPlaying) == true
-	d.waters = b.Water != nil && b.Water(p)
+	if d.props.value(PropAudioSourceIsPlaying) == true {
+		d.does |= playsOne
+	}
+	if b.Water != nil && b.Water(p) {
+		d.does |= watersOne
+	}
 	if b.Heat != nil {
 		d.heat = finite(b.Heat(p))
 	}

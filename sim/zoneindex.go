@@ -1,6 +1,9 @@
 package sim
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // zoneIndex holds, for each zone, the devices in it in creation order (the
 // order of h.devices.list), so that what a zone's devices add up to is
@@ -113,19 +116,15 @@ func (e *zoneEntry) sumsOf() zoneSums {
 			if b.Light != nil {
 				s.flux += d.flux
 			}
-			if d.plays {
-				e.others |= e.others&playsOne<<1 | playsOne
-			}
-			if d.waters {
-				e.others |= e.others&watersOne<<1 | watersOne
-			}
+			e.others |= e.others&d.does<<1 | d.does // a second one sets the Two bit
 		}
 	}
 	return *s
 }
 
-// What zoneEntry.others notes: one device of the zone plays audio, two
-// do; one sprays water, two do.
+// What device.does notes (playsOne, watersOne) and what zoneEntry.others
+// notes: one device of the zone plays audio, two do; one sprays water, two
+// do. Each Two bit is its One bit shifted by one.
 const (
 	playsOne uint8 = 1 << iota
 	playsTwo
@@ -156,13 +155,8 @@ func (e *zoneEntry) othersDo(d *device, one uint8) bool {
 	case e.others&one == 0:
 		return false
 	}
-	i, ok := slices.BinarySearchFunc(e.devices, d.n, func(f *device, n uint64) int { return cmpUint(f.n, n) })
-	if !ok {
-		return true // d is not among the zone's devices: the one that does is another
-	}
-	f := e.devices[i]
-	self := one == playsOne && f.plays || one == watersOne && f.waters
-	return !self
+	i, ok := findByN(e.devices, d.n)
+	return !ok || e.devices[i].does&one == 0 // d not filed here, or not the one that does
 }
 
 // changed notes that a device of z changed, joined or left it.
@@ -233,15 +227,21 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 // watchers (see zoneChunk).
 func (d *device) watchesPersons() bool { return d.kind.Behavior.Persons != nil }
 
+// findByN returns where the device of creation number n is, or would be,
+// in list, kept in creation order, and whether it is there.
+func findByN(list []*device, n uint64) (int, bool) {
+	return slices.BinarySearchFunc(list, n, func(e *device, n uint64) int { return cmp.Compare(e.n, n) })
+}
+
 // insertByN inserts d in list, kept in creation order.
 func insertByN(list []*device, d *device) []*device {
-	i, _ := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
+	i, _ := findByN(list, d.n)
 	return slices.Insert(list, i, d)
 }
 
 // deleteByN removes d from list, kept in creation order.
 func deleteByN(list []*device, d *device) []*device {
-	i, ok := slices.BinarySearchFunc(list, d.n, func(e *device, n uint64) int { return cmpUint(e.n, n) })
+	i, ok := findByN(list, d.n)
 	if !ok {
 		return list
 	}
@@ -293,16 +293,6 @@ func (x *zoneIndex) forget(z *Zone) {
 	x.gen++
 	x.few = slices.DeleteFunc(x.few, func(r zoneRef) bool { return r.z == z })
 	delete(x.zones, z)
-}
-
-func cmpUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // slab allocates devices and their heat timers in chunks, so that those

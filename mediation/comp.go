@@ -125,8 +125,12 @@ func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
 // call calls the processor, counting errors and recovering panics; r's
 // frame is c's. A component that may change the properties of what it
 // receives does not see the size a queue counted for them (run.in), nor
-// do the components it emits to.
+// do the components it emits to; nor does it get properties that other
+// messages share (run.shared), but a copy of its own.
 func (c *comp) call(port string, m Message, r *run) {
+	if r.shared != 0 && c.typ.props != propsKept && mapAddr(m.Properties) == r.shared {
+		m.Properties = ownCopy(m.Properties)
+	}
 	if r.in != 0 && c.typ.props == propsChanged {
 		in := r.in
 		r.in = 0

@@ -62,7 +62,9 @@ const (
 // may run at once (see Type.Stateless).
 //
 // in is the in port the message arrived on. The implementation owns m and
-// may modify it; it passes results on with out.Emit (which takes ownership
+// may modify it (unless its Type is ReadOnly: then m's Properties may be a
+// map other messages share, only to be read during the call); it passes
+// results on with out.Emit (which takes ownership
 // of the message given to it) and reports discarded messages with out.Drop.
 // out is valid only during the call, on the goroutine that made it. A
 // non-nil error is counted in the component's Errors counter; the message
@@ -322,10 +324,26 @@ type Type struct {
 	// built-in passthrough, enricher, filter, router, translator, rest-in
 	// and console are stateless.
 	Stateless bool
+	// ReadOnly declares that the type's Process only reads the Properties
+	// of the messages it is given, and only while it runs: it never
+	// writes to their map (nor to a map or slice in it), and keeps no
+	// reference to the map once it returns (it may keep values read from
+	// it, and emit the message on during the call). The runtime may then
+	// hand it a properties map that other messages share, where a
+	// component of any other type gets a copy of its own: an enricher
+	// gives every message that has no properties the same map of its
+	// entries, and a chain whose components after it are read-only
+	// carries them without a copy, allocating nothing for them. The
+	// built-in passthrough, filter, router, translator and console are
+	// read-only.
+	// A type that changes properties, or keeps messages (a buffer, a
+	// sink that retains them), must leave it false, the default.
+	ReadOnly bool
 
 	// props says what the type does with the Properties of the messages
-	// it receives (see run.propsSize); only built-in types, as
-	// NewRegistry registers them, say anything but propsChanged.
+	// it receives (see run.propsSize and run.shared): for a type
+	// registered by anyone but NewRegistry, propsKept when it is
+	// ReadOnly, else propsChanged.
 	props propsHandling
 }
 
@@ -336,7 +354,8 @@ type propsHandling uint8
 const (
 	// propsChanged: it may change them (the default).
 	propsChanged propsHandling = iota
-	// propsKept: it never changes them.
+	// propsKept: it never changes them, nor keeps them past the call
+	// (see Type.ReadOnly).
 	propsKept
 	// propsSized: it changes them and tells the run their new size.
 	propsSized

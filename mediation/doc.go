@@ -73,6 +73,13 @@
 // A message belongs to one component at a time. Where a message is sent to
 // several bindings (an out port bound twice, a router matching several
 // ports) every consumer but the last gets a deep copy (Message.Clone).
+// One exception saves a copy per message: an enricher gives every message
+// without properties one map of its entries, which those messages share;
+// components of read-only types (Type.ReadOnly: the built-in passthrough,
+// filter, router, translator and console, and types that declare it) get
+// it as it is, and only read it, while any other component, and any link
+// but the engine's queues, gets a copy of its own before it sees the
+// message.
 //
 // # Errors
 //

@@ -150,6 +150,9 @@ type queued struct {
 	c     *cause
 	size  int // messageSize(m)
 	psize int // mapSize(m.Properties)
+	// m's properties are a map other messages share (run.shared): the
+	// components it reaches must not write to it.
+	shared bool
 }
 
 // Tuning of a queue's delivering goroutine.
@@ -231,11 +234,12 @@ type queueLink struct {
 // cacheLine is the size of a cache line, for padding.
 const cacheLine = 64
 
-func (q *queueLink) Send(m Message) error { return q.push(m, nil, -1) }
+func (q *queueLink) Send(m Message) error { return q.push(m, nil, -1, false) }
 
 // push appends m, caused by c (nil: unknown); ps is mapSize(m.Properties)
-// when the sender knows it, else -1.
-func (q *queueLink) push(m Message, c *cause, ps int) error {
+// when the sender knows it, else -1; shared says that m's properties are
+// a map other messages share (run.shared).
+func (q *queueLink) push(m Message, c *cause, ps int, shared bool) error {
 	if ps < 0 {
 		ps = mapSize(m.Properties, 0)
 	}
@@ -259,7 +263,7 @@ func (q *queueLink) push(m Message, c *cause, ps int) error {
 	if i >= len(q.buf) {
 		i -= len(q.buf)
 	}
-	q.buf[i] = queued{m: m, c: c, size: size, psize: ps}
+	q.buf[i] = queued{m: m, c: c, size: size, psize: ps, shared: shared}
 	q.n++
 	q.bytes += size
 	q.setFull()

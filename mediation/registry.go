@@ -59,10 +59,13 @@ func (r *Registry) Register(t Type) error { return r.register(t, false) }
 // register is Register; builtin keeps what t says of the properties it
 // receives (Type.props), which a type registered by anyone else, a copy of
 // a built-in's made with Type included, may not say: its implementation
-// is not the built-in's.
+// is not the built-in's (it says ReadOnly instead).
 func (r *Registry) register(t Type, builtin bool) error {
 	if !builtin {
 		t.props = propsChanged
+		if t.ReadOnly {
+			t.props = propsKept
+		}
 	}
 	if err := checkID("type", t.Name); err != nil {
 		return err

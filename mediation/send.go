@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"math"
 	"runtime"
 	"sync/atomic"
@@ -114,7 +115,15 @@ type run struct {
 	// message is alive; 0: none) and size. See propsSize.
 	in     uintptr
 	inSize int
-	_      [stripePad - 72]byte // written by every delivery: nothing else on its lines
+	// The address of the properties map the run's current message shares
+	// with other messages (an enricher's, see enricher.shared), while it
+	// travels along direct bindings and queues on which nobody has written
+	// to it; 0: none. Set by whoever hands such a message on (the
+	// enricher, a queue's delivery) and restored when the call that set it
+	// returns. A component that may write to the map or keep it gets a
+	// copy of its own (comp.call), as do links (fanout).
+	shared uintptr
+	_      [stripePad - 80]byte // written by every delivery: nothing else on its lines
 }
 
 // A run fills exactly stripePad bytes: these fail to compile when a field
@@ -123,6 +132,12 @@ var (
 	_ [stripePad - unsafe.Sizeof(run{})]byte
 	_ [unsafe.Sizeof(run{}) - stripePad]byte
 )
+
+// ownCopy returns a copy of a map of properties that messages share
+// (run.shared), for a component or a link that may write to it or keep
+// it. Such a map holds none of the kinds Message.Clone copies (see
+// enricher.shared), so a copy of the map alone is a deep one.
+func ownCopy(p map[string]any) map[string]any { return maps.Clone(p) }
 
 // newRun returns a run, from the pool, with a budget of limit deliveries.
 func newRun(limit int) *run {
@@ -143,7 +158,7 @@ func (r *run) release() {
 	if cz := r.cz; cz != nil && !cz.shared.Load() {
 		r.spare = cz
 	}
-	r.cz, r.frame, r.in = nil, frame{}, 0
+	r.cz, r.frame, r.in, r.shared = nil, frame{}, 0, 0
 	runPool.Put(r)
 }
 
@@ -467,8 +482,14 @@ type previewer interface {
 
 // fanout hands m to every binding, a copy to each but the last; r's frame
 // is the emitting component's.
+//
+// When m's properties are shared (run.shared), each direct delivery
+// starts with the run saying so, whatever the one before left there, and
+// so does the caller once fanout returns; a queue keeps the mark with the
+// message, and any other link gets a copy.
 func (r *run) fanout(bs []*binding, m Message) {
 	c, s, cz := r.c, r.s, r.cz
+	sh := r.shared
 	last := len(bs) - 1
 	ps := -2 // m's propsSize once a queue needs it (a copy's is the same)
 	for i, b := range bs {
@@ -479,14 +500,18 @@ func (r *run) fanout(bs []*binding, m Message) {
 		var err error
 		switch {
 		case b.direct:
+			r.shared = sh
 			b.deliver(mm, r)
 			continue
 		case b.queue != nil:
 			if ps == -2 {
 				ps = r.propsSize(m)
 			}
-			err = b.queue.push(mm, cz, ps)
+			err = b.queue.push(mm, cz, ps, sh != 0 && mapAddr(mm.Properties) == sh)
 		default:
+			if sh != 0 && mapAddr(mm.Properties) == sh {
+				mm.Properties = ownCopy(mm.Properties) // a link is code of anyone's
+			}
 			err = b.link.Send(mm)
 		}
 		if err != nil {
@@ -496,6 +521,7 @@ func (r *run) fanout(bs []*binding, m Message) {
 			}
 		}
 	}
+	r.shared = sh
 }
 
 // propsSize returns mapSize(m.Properties) when it is known without walking
@@ -550,10 +576,14 @@ func (b *binding) receiveBatch(r *run, items batch, q *queueLink) error {
 		}
 		r.cz = cz
 		r.in, r.inSize = mapAddr(it.m.Properties), it.psize
+		r.shared = 0
+		if it.shared {
+			r.shared = r.in
+		}
 		b.deliver(it.m, r)
 		q.deliveredOne()
 	}
-	r.cz, r.in = nil, 0
+	r.cz, r.in, r.shared = nil, 0, 0
 	return nil
 }
 

@@ -299,7 +299,7 @@ func TestQueueReusesCountedSizes(t *testing.T) {
 			q := l.(*queueLink)
 			q.Start()
 			defer q.Stop()
-			if err := q.push(Message{Content: "m", Properties: map[string]any{"a": 1.0}}, nil, 12345); err != nil {
+			if err := q.push(Message{Content: "m", Properties: map[string]any{"a": 1.0}}, nil, 12345, false); err != nil {
 				t.Fatal(err)
 			}
 			ch.mu.Lock()

@@ -126,9 +126,14 @@ func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
 // frame is c's. A component that may change the properties of what it
 // receives does not see the size a queue counted for them (run.in), nor
 // do the components it emits to; nor does it get properties that other
-// messages share (run.shared), but a copy of its own.
+// messages share (run.shared), but a copy of its own. The call leaves
+// run.shared as it found it, even when the processor panicked (an
+// enricher's own mark, set while it emits, would otherwise outlive it and
+// hide the mark of the message its caller goes on with, such as the one
+// that made it process what was handed over to it).
 func (c *comp) call(port string, m Message, r *run) {
-	if r.shared != 0 && c.typ.props != propsKept && mapAddr(m.Properties) == r.shared {
+	sh := r.shared
+	if sh != 0 && c.typ.props != propsKept && mapAddr(m.Properties) == sh {
 		m.Properties = ownCopy(m.Properties)
 	}
 	if r.in != 0 && c.typ.props == propsChanged {
@@ -136,9 +141,10 @@ func (c *comp) call(port string, m Message, r *run) {
 		r.in = 0
 		c.invoke(port, m, r)
 		r.in = in
-		return
+	} else {
+		c.invoke(port, m, r)
 	}
-	c.invoke(port, m, r)
+	r.shared = sh
 }
 
 // invoke is call. An error of kind ErrBusy (a bound the component reached)

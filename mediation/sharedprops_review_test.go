@@ -1,6 +1,7 @@
 package mediation_test
 
 import (
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -106,5 +107,99 @@ func TestSharedPropertiesMarkSurvivesAPanic(t *testing.T) {
 	}
 	if n := len(k.all()); n != 2 {
 		t.Errorf("the sink got %d messages, want 2", n)
+	}
+}
+
+// emitOnStop is a read-only mediator that, given a message, has the chain
+// stopped (on another goroutine) and, once the chain's components are
+// being stopped (its links stopped before them), emits n messages without
+// properties: they are queued on the stopped chain's queue ahead.
+type emitOnStop struct {
+	ch      *mediation.Chain
+	n       int
+	stopped chan struct{}
+	done    chan error
+}
+
+func (e *emitOnStop) Process(_ string, _ mediation.Message, out mediation.Emitter) error {
+	go func() { e.done <- e.ch.Stop() }()
+	<-e.stopped
+	for i := range e.n {
+		out.Emit("out", mediation.Message{Content: float64(i)})
+	}
+	return nil
+}
+
+// stopSignal is a component outside the messages' way that tells when the
+// chain stops it (Stopper), which Stop does once its links are stopped.
+type stopSignal struct {
+	once    sync.Once
+	stopped chan struct{}
+}
+
+func (s *stopSignal) Process(string, mediation.Message, mediation.Emitter) error { return nil }
+func (s *stopSignal) Stop() error {
+	s.once.Do(func() { close(s.stopped) })
+	return nil
+}
+
+// TestSharedPropertiesQueuedThroughReplace: messages queued with an
+// enricher's shared map keep the mark while the chain is stopped and the
+// queue's target, read-only when they were queued, is replaced by a
+// component that writes into what it gets: at the next Start that component
+// gets a copy of its own for each. A mark decided by the target at the
+// time of the push (none for a read-only one) would hand the writer the
+// shared map, and the enricher's later messages would carry its writes.
+func TestSharedPropertiesQueuedThroughReplace(t *testing.T) {
+	const n = 3
+	p, s, k := &peek{}, &scribble{}, newSink(n)
+	e := sharedPropsEngine(t, p, s, k)
+	r := e.Registry()
+	sig := &stopSignal{stopped: make(chan struct{})}
+	trig := &emitOnStop{n: n, stopped: sig.stopped, done: make(chan error, 1)}
+	ro := mediatorType("emit-on-stop", trig)
+	ro.ReadOnly, ro.Stateless = true, true
+	must(t, r.Register(ro))
+	must(t, r.Register(mediatorType("stop-signal", sig)))
+	ch := build(t, e, "c",
+		adp("rest-in", "src", nil),
+		med("emit-on-stop", "trig", nil),
+		med("enricher", "e1", map[string]any{"site": "lab"}),
+		adp("peek", "p", nil),
+		med("passthrough", "ro", nil),
+		med("scribble", "w", nil),
+		med("stop-signal", "sig", nil),
+		adp("sink", "k", nil),
+		bind("src:out", "trig:in", "direct"),
+		bind("trig:out", "e1:in", "direct"),
+		bind("e1:out", "p:in", "direct"),
+		bind("e1:out", "ro:in", "queue"), // last: the queue gets e1's messages themselves
+		bind("ro:out", "k:in", "direct"),
+		start)
+	trig.ch = ch
+	must(t, ch.Send("src", mediation.Message{Content: "go"}))
+	must(t, <-trig.done)
+	if got := len(k.all()); got != 0 {
+		t.Fatalf("the sink got %d messages before the Replace: the queue did not keep them", got)
+	}
+	must(t, ch.Replace("ro", "w"))
+	must(t, ch.Start())
+	k.wait(t)
+	must(t, ch.Unbind("src:out", "trig:in"))
+	must(t, bind("src:out", "e1:in", "direct")(ch))
+	must(t, ch.Send("src", mediation.Message{Content: "after"}))
+	props, _ := p.seen()
+	if len(props) != n+1 {
+		t.Fatalf("the peek saw %d messages, want %d", len(props), n+1)
+	}
+	for i, got := range props {
+		if diff := cmp.Diff(map[string]any{"site": "lab"}, got); diff != "" {
+			t.Errorf("message %d: the read-only peek saw (-want +got):\n%s", i, diff)
+		}
+	}
+	for i, m := range k.all()[:n] {
+		if diff := cmp.Diff(map[string]any{"site": "lab", "n": float64(i + 1)}, m.Properties); diff != "" {
+			t.Errorf("message %d: the sink got (-want +got):\n%s", i, diff)
+		}
 	}
 }

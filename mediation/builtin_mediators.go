@@ -31,7 +31,9 @@ const (
 // number-generator its random source: those are stateful. Passthrough,
 // filter, router and translator forward the properties they receive
 // untouched, and console only prints them: they are read-only (propsKept,
-// Type.ReadOnly); the enricher sizes what it changes (propsSized).
+// what Type.ReadOnly gives a user's type; not ReadOnly itself, which a
+// copy of their Type would inherit); the enricher sizes what it changes
+// (propsSized).
 func builtinTypes() []Type {
 	in, out := []string{"in"}, []string{"out"}
 	return []Type{

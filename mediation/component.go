@@ -326,16 +326,19 @@ type Type struct {
 	Stateless bool
 	// ReadOnly declares that the type's Process only reads the Properties
 	// of the messages it is given, and only while it runs: it never
-	// writes to their map (nor to a map or slice in it), and keeps no
+	// writes to their map (nor to a map or slice in it), keeps no
 	// reference to the map once it returns (it may keep values read from
-	// it, and emit the message on during the call). The runtime may then
+	// it), and passes the message on only with out.Emit during the call
+	// (never to Chain.Send, a channel or another goroutine). The runtime may then
 	// hand it a properties map that other messages share, where a
 	// component of any other type gets a copy of its own: an enricher
 	// gives every message that has no properties the same map of its
 	// entries, and a chain whose components after it are read-only
 	// carries them without a copy, allocating nothing for them. The
 	// built-in passthrough, filter, router, translator and console are
-	// read-only.
+	// read-only too, as the engine knows (their Type values leave
+	// ReadOnly false, so that a type copied from one with another
+	// constructor is not).
 	// A type that changes properties, or keeps messages (a buffer, a
 	// sink that retains them), must leave it false, the default.
 	ReadOnly bool

@@ -196,6 +196,57 @@ func ExampleType_stateless() {
 	// celsius stateless: true
 }
 
+// ExampleType_readOnly registers a sink that only reads the properties of
+// what it gets, during the call: a read-only type. Behind an enricher, it
+// gets the one map of the enricher's entries that the messages without
+// properties share, where a component of any other type would get a copy
+// of its own for each message.
+func ExampleType_readOnly() {
+	var mu sync.Mutex
+	perSite := map[string]int{}
+	reg := mediation.NewRegistry()
+	err := reg.Register(mediation.Type{
+		Name:     "site-counter",
+		Kind:     mediation.KindAdapter,
+		Pattern:  mediation.PatternOutOnly,
+		In:       []string{"in"},
+		ReadOnly: true, // reads m.Properties during Process, keeps nothing of it
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(_ string, m mediation.Message, _ mediation.Emitter) error {
+				site, _ := m.Properties["site"].(string) // a string: a value, kept freely
+				mu.Lock()
+				perSite[site]++
+				mu.Unlock()
+				return nil
+			}), nil
+		},
+	})
+	if err != nil {
+		panic(err)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: reg})
+	defer e.Close()
+	ch := check(e.CreateChain("sites"))
+	check(ch.AddAdapter("rest-in", "in", nil))
+	check(ch.AddMediator("enricher", "tag", map[string]any{"site": "lab"}))
+	check(ch.AddAdapter("site-counter", "count", nil))
+	check(ch.Bind("in:out", "tag:in", "", nil))
+	check(ch.Bind("tag:out", "count:in", "", nil))
+	if err := ch.Start(); err != nil {
+		panic(err)
+	}
+	for i := range 3 {
+		if err := ch.Send("in", mediation.Message{Content: float64(i)}); err != nil {
+			panic(err)
+		}
+	}
+	mu.Lock()
+	fmt.Println(perSite)
+	mu.Unlock()
+	// Output:
+	// map[lab:3]
+}
+
 // check panics on an error, and otherwise returns v.
 func check[T any](v T, err error) T {
 	if err != nil {

@@ -64,8 +64,8 @@ const (
 // in is the in port the message arrived on. The implementation owns m and
 // may modify it (unless its Type is ReadOnly: then m's Properties may be a
 // map other messages share, only to be read during the call); it passes
-// results on with out.Emit (which takes ownership
-// of the message given to it) and reports discarded messages with out.Drop.
+// results on with out.Emit (which takes ownership of the message given to
+// it) and reports discarded messages with out.Drop.
 // out is valid only during the call, on the goroutine that made it. A
 // non-nil error is counted in the component's Errors counter; the message
 // is considered consumed. Implementations need not be safe for concurrent
@@ -329,18 +329,18 @@ type Type struct {
 	// writes to their map (nor to a map or slice in it), keeps no
 	// reference to the map once it returns (it may keep values read from
 	// it), and passes the message on only with out.Emit during the call
-	// (never to Chain.Send, a channel or another goroutine). The runtime may then
-	// hand it a properties map that other messages share, where a
-	// component of any other type gets a copy of its own: an enricher
+	// (never to Chain.Send, a channel or another goroutine). The runtime
+	// may then hand it a properties map that other messages share, where
+	// a component of any other type gets a copy of its own: an enricher
 	// gives every message that has no properties the same map of its
 	// entries, and a chain whose components after it are read-only
 	// carries them without a copy, allocating nothing for them. The
 	// built-in passthrough, filter, router, translator and console are
 	// read-only too, as the engine knows (their Type values leave
 	// ReadOnly false, so that a type copied from one with another
-	// constructor is not).
-	// A type that changes properties, or keeps messages (a buffer, a
-	// sink that retains them), must leave it false, the default.
+	// constructor is not). A type that changes properties, or keeps
+	// messages (a buffer, a sink that retains them), must leave it false,
+	// the default.
 	ReadOnly bool
 
 	// props says what the type does with the Properties of the messages

@@ -126,6 +126,29 @@ func BenchmarkChainThroughputOwnMaps(b *testing.B) {
 	sendOneByOne(b, ch, cs)
 }
 
+// BenchmarkChainToRestOut measures one message through the most common
+// chain of the original's users, rest-in -> enricher -> rest-out, over
+// direct bindings, on the sender's goroutine: rest-out keeps the last 100.
+func BenchmarkChainToRestOut(b *testing.B) {
+	e := mediation.NewEngine(mediation.Config{})
+	defer e.Close()
+	ch := build(b, e, "c",
+		adp("rest-in", "src", nil),
+		med("enricher", "enrich", map[string]any{"site": "lab"}),
+		adp("rest-out", "out", nil),
+		bind("src:out", "enrich:in", "direct"), bind("enrich:out", "out:in", "direct"), start)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := ch.Send("src", mediation.Message{Content: "reading"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if ms, err := ch.Messages("out"); err != nil || len(ms) != min(b.N, 100) {
+		b.Fatalf("rest-out keeps %d messages (%v), want %d", len(ms), err, min(b.N, 100))
+	}
+}
+
 // BenchmarkChainThroughputParallel is BenchmarkChainThroughput with
 // b.RunParallel: GOMAXPROCS goroutines send at once, each op one message,
 // through the same components (all of them stateless), each on its

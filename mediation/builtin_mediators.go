@@ -32,7 +32,8 @@ const (
 // filter, router and translator forward the properties they receive
 // untouched, and console only prints them: they are read-only (propsKept,
 // what Type.ReadOnly gives a user's type; not ReadOnly itself, which a
-// copy of their Type would inherit); the enricher sizes what it changes
+// copy of their Type would inherit); rest-out keeps what it gets without
+// changing it (propsHeld); the enricher sizes what it changes
 // (propsSized).
 func builtinTypes() []Type {
 	in, out := []string{"in"}, []string{"out"}
@@ -66,7 +67,7 @@ func builtinTypes() []Type {
 
 		{Name: "rest-in", Kind: KindAdapter, Stateless: true, Pattern: PatternInOnly, Out: out,
 			Doc: "Messages sent with Chain.Send (POST on the adapter) enter the chain on port out.", New: newRestIn},
-		{Name: "rest-out", Kind: KindAdapter, Pattern: PatternOutOnly, In: in, Properties: map[string]any{"capacity": 100},
+		{Name: "rest-out", Kind: KindAdapter, Pattern: PatternOutOnly, props: propsHeld, In: in, Properties: map[string]any{"capacity": 100},
 			Doc: "Keeps the last capacity messages it receives, and at most max-bytes bytes of them (default 64 MiB), " +
 				"readable with Chain.Messages (GET on the adapter).", New: newRestOut},
 		{Name: "console", Kind: KindAdapter, Stateless: true, props: propsKept, Pattern: PatternOutOnly, In: in,

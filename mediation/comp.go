@@ -133,7 +133,7 @@ func (c *comp) process(port string, m Message, r *run, s *compStripe) uint64 {
 // that made it process what was handed over to it).
 func (c *comp) call(port string, m Message, r *run) {
 	sh := r.shared
-	if sh != 0 && c.typ.props != propsKept && mapAddr(m.Properties) == sh {
+	if sh != 0 && !c.typ.props.reads() && mapAddr(m.Properties) == sh {
 		m.Properties = ownCopy(m.Properties)
 	}
 	if r.in != 0 && c.typ.props == propsChanged {
@@ -248,11 +248,19 @@ func (c *comp) addPending(hs []Held) {
 }
 
 // takeHeldLocked removes and returns what c holds: its implementation's
-// held messages, then its pending ones; c is held with lock.
+// held messages, then its pending ones; c is held with lock. The
+// properties of what a type that keeps shared maps (propsHeld) held are
+// copies: they may be maps other messages share, which nobody the
+// messages go to next may be given as they are.
 func (c *comp) takeHeldLocked() []Held {
 	var hs []Held
 	if d, ok := c.impl.(Drainer); ok {
 		hs = c.drain(d)
+		if c.typ.props == propsHeld {
+			for i := range hs {
+				hs[i].Message.Properties = cloneMap(hs[i].Message.Properties)
+			}
+		}
 	}
 	c.pendMu.Lock()
 	hs = append(hs, c.pending...)

@@ -362,7 +362,16 @@ const (
 	propsKept
 	// propsSized: it changes them and tells the run their new size.
 	propsSized
+	// propsHeld: it never changes them, but keeps messages past the call
+	// (rest-out); what it hands over (Drain) is copied first, so that a
+	// map other messages share leaves it only as a copy.
+	propsHeld
 )
+
+// reads reports whether a component of a type that does p with the
+// properties of the messages it receives may get a map other messages
+// share (run.shared) as it is.
+func (p propsHandling) reads() bool { return p == propsKept || p == propsHeld }
 
 // TypeInfo describes a registered type, as listed by Registry.Types (and
 // GET /runtime/types). TypeInfo is a plain value, safe for concurrent use as long as nobody modifies it.

@@ -41,3 +41,37 @@ func TestRestOutPreview(t *testing.T) {
 		}
 	}
 }
+
+// TestRestOutKeepsSharedProperties: behind an enricher, a rest-out keeps
+// the map of the enricher's entries that the messages without properties
+// share, as it is, rather than a copy for each: it never writes to what it
+// keeps, and copies what it hands over (TestSharedPropertiesHandedOverByRestOut).
+func TestRestOutKeepsSharedProperties(t *testing.T) {
+	e := NewEngine(Config{})
+	defer e.Close()
+	must := func(_ any, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch, err := e.CreateChain("c")
+	must(ch, err)
+	must(ch.AddAdapter("rest-in", "src", nil))
+	must(ch.AddMediator("enricher", "enrich", map[string]any{"site": "lab"}))
+	must(ch.AddAdapter("rest-out", "out", nil))
+	must(ch.Bind("src:out", "enrich:in", "direct", nil))
+	must(ch.Bind("enrich:out", "out:in", "direct", nil))
+	must(nil, ch.Start())
+	for i := range 3 {
+		must(nil, ch.Send("src", Message{Content: float64(i)}))
+	}
+	enrich, _ := ch.find("enrich")
+	out, _ := ch.find("out")
+	shared := mapAddr(enrich.impl.(*enricher).shared)
+	for i, m := range out.impl.(*restOut).Retained() {
+		if a := mapAddr(m.Properties); a != shared {
+			t.Errorf("rest-out keeps message %d's properties at %#x, want the enricher's map at %#x", i, a, shared)
+		}
+	}
+}

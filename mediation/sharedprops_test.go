@@ -244,3 +244,62 @@ func TestSharedPropertiesUnderConcurrentSenders(t *testing.T) {
 		t.Errorf("the sink's messages hold %d different counts, want %d: some shared one map", len(seen), senders*each)
 	}
 }
+
+// TestSharedPropertiesHandedOverByRestOut: rest-out keeps the messages it
+// gets, shared properties included, as they are (it never writes to
+// them); what it hands over when it is replaced goes as copies. Here the
+// component that takes its messages over writes into each: were it given
+// the enricher's map, the peek would see what it wrote in the enricher's
+// next messages.
+func TestSharedPropertiesHandedOverByRestOut(t *testing.T) {
+	p, s, k := &peek{}, &scribble{}, newSink(0)
+	e := sharedPropsEngine(t, p, s, k)
+	must(t, e.Registry().Register(mediation.Type{Name: "scribble-sink", Kind: mediation.KindAdapter,
+		Pattern: mediation.PatternOutOnly, In: []string{"in"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.ProcessorFunc(func(port string, m mediation.Message, _ mediation.Emitter) error {
+				m.Properties["n"] = float64(s.n.Add(1))
+				return k.Process(port, m, nil)
+			}), nil
+		}}))
+	ch := build(t, e, "c",
+		adp("rest-in", "src", nil),
+		med("enricher", "enrich", map[string]any{"site": "lab"}),
+		adp("peek", "p", nil),
+		adp("rest-out", "out", nil),
+		adp("scribble-sink", "w", nil),
+		bind("src:out", "enrich:in", "direct"),
+		bind("enrich:out", "p:in", "direct"),
+		bind("enrich:out", "out:in", "direct"), // last: rest-out gets the enricher's message itself
+		start)
+	for i := range 3 {
+		must(t, ch.Send("src", mediation.Message{Content: float64(i)}))
+	}
+	kept, err := ch.Messages("out")
+	must(t, err)
+	for i, m := range kept {
+		if diff := cmp.Diff(map[string]any{"site": "lab"}, m.Properties); diff != "" {
+			t.Errorf("rest-out's message %d (-want +got):\n%s", i, diff)
+		}
+	}
+	must(t, ch.Replace("out", "w")) // w takes over the three messages rest-out kept
+	for i := 3; i < 6; i++ {
+		must(t, ch.Send("src", mediation.Message{Content: float64(i)}))
+	}
+	props, _ := p.seen()
+	for i, got := range props {
+		if diff := cmp.Diff(map[string]any{"site": "lab"}, got); diff != "" {
+			t.Errorf("message %d: the read-only peek saw (-want +got):\n%s", i, diff)
+		}
+	}
+	got := k.all()
+	if len(got) != 6 {
+		t.Fatalf("the sink got %d messages, want 6 (3 handed over, 3 new)", len(got))
+	}
+	for i, m := range got {
+		want := map[string]any{"site": "lab", "n": float64(i + 1)}
+		if diff := cmp.Diff(want, m.Properties); diff != "" || m.Content != float64(i) {
+			t.Errorf("the sink's message %d (%v) (-want +got):\n%s", i, m.Content, diff)
+		}
+	}
+}

@@ -31,6 +31,18 @@ func (p *peek) Process(_ string, m mediation.Message, _ mediation.Emitter) error
 	return nil
 }
 
+// sawOnly fails the test unless every message p saw had the properties
+// want, no more.
+func (p *peek) sawOnly(t *testing.T, want map[string]any) {
+	t.Helper()
+	props, _ := p.seen()
+	for i, got := range props {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("message %d: the read-only peek saw properties (-want +got):\n%s", i, diff)
+		}
+	}
+}
+
 func (p *peek) seen() ([]map[string]any, []uintptr) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -136,12 +148,7 @@ func TestSharedPropertiesAreNeverWritten(t *testing.T) {
 				must(t, ch.Send("src", mediation.Message{Content: float64(i)}))
 				k.waitN(t, i+1) // the queue's delivery done before the next message
 			}
-			props, _ := p.seen()
-			for i, got := range props {
-				if diff := cmp.Diff(map[string]any{"site": "lab"}, got); diff != "" {
-					t.Errorf("message %d: the read-only peek saw properties (-want +got):\n%s", i, diff)
-				}
-			}
+			p.sawOnly(t, map[string]any{"site": "lab"})
 			for i, m := range k.all() {
 				if diff := cmp.Diff(tc.want(i), m.Properties); diff != "" {
 					t.Errorf("message %d: the sink holds properties (-want +got):\n%s", i, diff)
@@ -230,12 +237,7 @@ func TestSharedPropertiesUnderConcurrentSenders(t *testing.T) {
 	}
 	wg.Wait()
 	k.wait(t)
-	props, _ := p.seen()
-	for i, got := range props {
-		if diff := cmp.Diff(map[string]any{"site": "lab"}, got); diff != "" {
-			t.Fatalf("message %d: the read-only peek saw (-want +got):\n%s", i, diff)
-		}
-	}
+	p.sawOnly(t, map[string]any{"site": "lab"})
 	seen := map[float64]bool{}
 	for _, m := range k.all() {
 		seen[m.Properties["n"].(float64)] = true
@@ -286,12 +288,7 @@ func TestSharedPropertiesHandedOverByRestOut(t *testing.T) {
 	for i := 3; i < 6; i++ {
 		must(t, ch.Send("src", mediation.Message{Content: float64(i)}))
 	}
-	props, _ := p.seen()
-	for i, got := range props {
-		if diff := cmp.Diff(map[string]any{"site": "lab"}, got); diff != "" {
-			t.Errorf("message %d: the read-only peek saw (-want +got):\n%s", i, diff)
-		}
-	}
+	p.sawOnly(t, map[string]any{"site": "lab"})
 	got := k.all()
 	if len(got) != 6 {
 		t.Fatalf("the sink got %d messages, want 6 (3 handed over, 3 new)", len(got))

@@ -251,14 +251,17 @@ func (c *comp) addPending(hs []Held) {
 // held messages, then its pending ones; c is held with lock. The
 // properties of what a type that keeps shared maps (propsHeld) held are
 // copies: they may be maps other messages share, which nobody the
-// messages go to next may be given as they are.
+// messages go to next may be given as they are. A copy of the map alone
+// (ownCopy), as comp.call gives: the values stay those kept (a deep copy
+// would make a nil list an empty one, and never end on a map holding
+// itself).
 func (c *comp) takeHeldLocked() []Held {
 	var hs []Held
 	if d, ok := c.impl.(Drainer); ok {
 		hs = c.drain(d)
 		if c.typ.props == propsHeld {
 			for i := range hs {
-				hs[i].Message.Properties = cloneMap(hs[i].Message.Properties)
+				hs[i].Message.Properties = ownCopy(hs[i].Message.Properties) // nil stays nil
 			}
 		}
 	}

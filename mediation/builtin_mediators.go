@@ -127,7 +127,8 @@ func newEnricher(props map[string]any, _ Env) (any, error) {
 // size of the result, so that a queue ahead need not walk them. A message
 // without properties gets the map its entries share, marked as shared on
 // the run for as long as it travels on from here (comp.call gives those
-// who may write to it or keep it a copy).
+// who may write to it or keep it a copy, but rest-out, which copies it
+// when it hands it over).
 func (e *enricher) Process(_ string, m Message, out Emitter) error {
 	if len(e.keys) == 0 {
 		out.Emit("out", m)

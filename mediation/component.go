@@ -331,16 +331,17 @@ type Type struct {
 	// it), and passes the message on only with out.Emit during the call
 	// (never to Chain.Send, a channel or another goroutine). The runtime
 	// may then hand it a properties map that other messages share, where
-	// a component of any other type gets a copy of its own: an enricher
-	// gives every message that has no properties the same map of its
-	// entries, and a chain whose components after it are read-only
-	// carries them without a copy, allocating nothing for them. The
-	// built-in passthrough, filter, router, translator and console are
-	// read-only too, as the engine knows (their Type values leave
-	// ReadOnly false, so that a type copied from one with another
-	// constructor is not). A type that changes properties, or keeps
-	// messages (a buffer, a sink that retains them), must leave it false,
-	// the default.
+	// a component of another type gets a copy of its own (but the
+	// built-in rest-out, which keeps the map as it is and copies it when
+	// it hands its messages over): an enricher gives every message that
+	// has no properties the same map of its entries, and a chain whose
+	// components after it are read-only carries them without a copy,
+	// allocating nothing for them. The built-in passthrough, filter,
+	// router, translator and console are read-only too, as the engine
+	// knows (their Type values leave ReadOnly false, so that a type copied
+	// from one with another constructor is not). A type that changes
+	// properties, or keeps messages (a buffer, a sink that retains them),
+	// must leave it false, the default.
 	ReadOnly bool
 
 	// props says what the type does with the Properties of the messages

@@ -78,9 +78,9 @@
 // components of read-only types (Type.ReadOnly: the built-in passthrough,
 // filter, router, translator and console, and types that declare it) get
 // it as it is, and only read it, as does rest-out, which keeps it as it is
-// and hands over copies when it is replaced; any other component, and any
-// link but the engine's queues, gets a copy of its own before it sees the
-// message.
+// and hands over copies when it is replaced or its properties change; any
+// other component, and any link but the engine's queues, gets a copy of
+// its own before it sees the message.
 //
 // # Errors
 //

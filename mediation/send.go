@@ -121,7 +121,9 @@ type run struct {
 	// to it; 0: none. Set by whoever hands such a message on (the
 	// enricher, a queue's delivery) and restored when the call that set it
 	// returns. A component that may write to the map or keep it gets a
-	// copy of its own (comp.call), as do links (fanout).
+	// copy of its own (comp.call), as do links (fanout); rest-out, which
+	// keeps it without writing to it, copies it when it hands it over
+	// (takeHeldLocked).
 	shared uintptr
 	_      [stripePad - 80]byte // written by every delivery: nothing else on its lines
 }
@@ -135,8 +137,9 @@ var (
 
 // ownCopy returns a copy of a map of properties that messages share
 // (run.shared), for a component or a link that may write to it or keep
-// it. Such a map holds none of the kinds Message.Clone copies (see
-// enricher.shared), so a copy of the map alone is a deep one.
+// it, and for what rest-out hands over. Such a map holds none of the
+// kinds Message.Clone copies (see enricher.shared), so a copy of the map
+// alone is a deep one.
 func ownCopy(p map[string]any) map[string]any { return maps.Clone(p) }
 
 // newRun returns a run, from the pool, with a budget of limit deliveries.

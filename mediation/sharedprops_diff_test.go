@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -494,7 +495,7 @@ func settle(t *testing.T, ch *mediation.Chain) {
 		if time.Now().After(deadline) {
 			t.Fatal("the chain's queues do not empty")
 		}
-		time.Sleep(20 * time.Microsecond)
+		runtime.Gosched() // the queues' goroutines deliver meanwhile
 	}
 }
 

@@ -137,10 +137,10 @@ func (e *enricher) Process(_ string, m Message, out Emitter) error {
 	r, _ := out.(*run)
 	if m.Properties == nil && e.shared != nil && r != nil {
 		m.Properties = e.shared
-		in, inSize, shared := r.in, r.inSize, r.shared
-		r.in, r.inSize, r.shared = mapAddr(e.shared), e.size, mapAddr(e.shared)
+		in, inSize := r.in, r.inSize
+		r.in, r.inSize, r.shared = mapAddr(e.shared), e.size, mapAddr(e.shared) // comp.call restores shared
 		r.Emit("out", m)
-		r.in, r.inSize, r.shared = in, inSize, shared
+		r.in, r.inSize = in, inSize
 		return nil
 	}
 	ps := -1

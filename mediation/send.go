@@ -486,10 +486,9 @@ type previewer interface {
 // fanout hands m to every binding, a copy to each but the last; r's frame
 // is the emitting component's.
 //
-// When m's properties are shared (run.shared), each direct delivery
-// starts with the run saying so, whatever the one before left there, and
-// so does the caller once fanout returns; a queue keeps the mark with the
-// message, and any other link gets a copy.
+// When m's properties are shared (run.shared), a direct delivery carries
+// the mark on the run (each call leaves it as it found it: comp.call), a
+// queue keeps it with the message, and any other link gets a copy.
 func (r *run) fanout(bs []*binding, m Message) {
 	c, s, cz := r.c, r.s, r.cz
 	sh := r.shared
@@ -503,7 +502,6 @@ func (r *run) fanout(bs []*binding, m Message) {
 		var err error
 		switch {
 		case b.direct:
-			r.shared = sh
 			b.deliver(mm, r)
 			continue
 		case b.queue != nil:
@@ -524,7 +522,6 @@ func (r *run) fanout(bs []*binding, m Message) {
 			}
 		}
 	}
-	r.shared = sh
 }
 
 // propsSize returns mapSize(m.Properties) when it is known without walking

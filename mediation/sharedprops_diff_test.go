@@ -39,7 +39,7 @@ import (
 type diffWorld struct {
 	mu   sync.Mutex
 	recs map[string][]mediation.Message // by component id, in arrival order
-	out  syncBuffer                     // the consoles' output
+	out  bytes.Buffer                   // the consoles' output (the engine serialises its writes; read once it is closed)
 }
 
 func (w *diffWorld) record(id string, m mediation.Message) {
@@ -47,24 +47,6 @@ func (w *diffWorld) record(id string, m mediation.Message) {
 	w.mu.Lock()
 	w.recs[id] = append(w.recs[id], c)
 	w.mu.Unlock()
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // diffRecorder records each message it gets and passes it on; its type
@@ -595,6 +577,7 @@ func (sc *scenario) play(t *testing.T, old bool) diffObs {
 		}
 	}
 	w.mu.Unlock()
+	must(t, e.Close()) // its goroutines are done: the consoles write no more
 	for line := range strings.Lines(w.out.String()) {
 		prefix, js, _ := strings.Cut(strings.TrimSpace(line), " ")
 		var m mediation.Message

@@ -66,7 +66,13 @@ type Behavior struct {
 	// faulty light still lights its zone).
 	DeriveWhenFaulty bool
 	// Persons runs when a person enters, moves within or leaves the
-	// device's zone, and when a person in it is removed.
+	// device's zone, and when a person in it is removed. A registered
+	// kind's runs on each of those, whatever it does; three built-in
+	// kinds' are skipped where they cannot change anything (a
+	// PresenceSensor's while its zone stays as empty or as occupied as it
+	// was, a Camera's while its zone's count stays the same, a
+	// MotionSensor's while nobody observes the home), which spares a large
+	// home reading every sensor of a zone at each step of a person.
 	Persons func(c *DeviceContext, m PersonMotion)
 	// Changed runs after a client (the API, a script, a chain) changed the
 	// device, with its properties before the change.

@@ -380,6 +380,21 @@ func senseFlood(c *DeviceContext) {
 	c.Set(PropFloodSensorAlarm, c.zoneOthersDo(watersOne))
 }
 
+// builtinPersonsNeeds are the built-in kinds whose Persons behaviour can
+// change nothing on some of the persons' moves (see personsNeed), by name.
+// A PresenceSensor sets what it reads to whether anyone is in its zone,
+// which is what it holds between two moves while it is not faulty (its
+// Derive runs when it is created, moved, changed or mended); a Camera sets
+// its count, kept the same way, and reads its zone's count only; a
+// MotionSensor builds nothing while the home is not watched. The other
+// built-in watchers of persons, the medical devices, look at where the
+// persons are: every move.
+var builtinPersonsNeeds = map[string]personsNeed{
+	"PresenceSensor": needOccupancy,
+	"Camera":         needCount,
+	"MotionSensor":   needWatched,
+}
+
 // countPersons sets a camera's count of the persons in its zone.
 func countPersons(c *DeviceContext) {
 	n := 0

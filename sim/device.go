@@ -41,16 +41,17 @@ type device struct {
 	// What a person's move reads of each sensor it wakes, on the first
 	// cache line: the kind, the zone, the creation number, the flags and
 	// the properties.
-	kind        *Kind  // as the home's physics sees it; shared, read only
-	zone        *Zone  // the zone holding the device; nil outside every zone
-	n           uint64 // creation number: its place in h.devices.list (see zoneIndex)
-	props       props  // all but state, fault and Location (see Props)
-	active      bool   // state is "activated"
-	faulty      bool   // fault is "yes"
-	sensesLight bool   // a property follows the zone's Illuminance
-	follows     bool   // a property follows a zone variable: see Props.stored
-	unplaced    bool   // created without a position and not moved since: outside every zone, even one covering -1,-1
-	does        uint8  // playsOne: active, audioSource.isPlaying (what a Speaker of its zone hears); watersOne: active, Behavior.Water (what a FloodSensor senses); see refresh
+	kind        *Kind       // as the home's physics sees it; shared, read only
+	zone        *Zone       // the zone holding the device; nil outside every zone
+	n           uint64      // creation number: its place in h.devices.list (see zoneIndex)
+	props       props       // all but state, fault and Location (see Props)
+	active      bool        // state is "activated"
+	faulty      bool        // fault is "yes"
+	sensesLight bool        // a property follows the zone's Illuminance
+	follows     bool        // a property follows a zone variable: see Props.stored
+	unplaced    bool        // created without a position and not moved since: outside every zone, even one covering -1,-1
+	does        uint8       // playsOne: active, audioSource.isPlaying (what a Speaker of its zone hears); watersOne: active, Behavior.Water (what a FloodSensor senses); see refresh
+	watch       personsNeed // what its Persons behaviour must be told of (see personsNeed); 0 if none
 
 	// What the physics caches of an active device, from its behaviour
 	// (zero, or -Inf for noise, while deactivated): see refresh.
@@ -200,7 +201,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	}
 	kind := entry.view(h.physics)
 	d := &device{entry: entry, kind: kind, ID: spec.ID, Name: spec.Name,
-		PositionX: -1, PositionY: -1, active: true}
+		PositionX: -1, PositionY: -1, active: true, watch: entry.persons}
 	for _, p := range kind.Properties {
 		d.follows = d.follows || p.Follows != ""
 	}

@@ -344,13 +344,17 @@ type kindSet struct{ kinds []*kindEntry }
 
 type kindEntry struct {
 	k        Kind
-	physics  [2]*Kind // as PhysicsContract and PhysicsRealistic see it
-	typ      string   // k.Type()
-	services []string // k.Services(), shared by the devices: read only
+	physics  [2]*Kind    // as PhysicsContract and PhysicsRealistic see it
+	typ      string      // k.Type()
+	services []string    // k.Services(), shared by the devices: read only
+	persons  personsNeed // what its devices' Persons must be told of: every move for a kind registered (its behaviour is anyone's, even one copied from a built-in kind), builtinPersonsNeeds for the built-in ones
 }
 
 func newKindEntry(k Kind) *kindEntry {
 	e := &kindEntry{k: k, typ: k.Type(), services: k.Services()}
+	if k.Behavior.Persons != nil {
+		e.persons = needEveryMove
+	}
 	for i, p := range []Physics{PhysicsContract, PhysicsRealistic} {
 		v := k.forPhysics(p)
 		e.physics[i] = &v
@@ -374,7 +378,11 @@ var builtinSet = func() *kindSet {
 		if err := k.validate(); err != nil {
 			panic(err) // a bug in this package
 		}
-		s.kinds = append(s.kinds, newKindEntry(k.clone()))
+		e := newKindEntry(k.clone())
+		if need, ok := builtinPersonsNeeds[k.Name]; ok {
+			e.persons = need
+		}
+		s.kinds = append(s.kinds, e)
 	}
 	return s
 }()

@@ -377,7 +377,7 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*
 			continue
 		}
 		if !realistic { // the realistic model lights every zone
-			h.inZone.entry(z).lit = true
+			h.inZone.entry(z).maintains |= maintainsLight
 		}
 		e := 0.0
 		if a := z.AreaM2(); a > 0 {
@@ -424,7 +424,7 @@ func (h *Home) renoiseLocked(zones ...*Zone) {
 		if !involved {
 			continue
 		}
-		h.inZone.entry(z).noisy = true
+		h.inZone.entry(z).maintains |= maintainsNoise
 		db := 0.0
 		if power > 0 {
 			db = 10 * math.Log10(power)
@@ -565,31 +565,37 @@ func (h *Home) deriveLocked(d *device) bool {
 // p left and entered what happened, after p moved from zone id from
 // (LocationUnknown if none); gone is set when the person was removed.
 // fromZ and toZ are the zones left and entered, nil for none (or a zone
-// deleted).
+// deleted). Only the devices whose behaviour the move concerns are called
+// (see personsNeed), in creation order.
 func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved, gone bool) {
 	to := p.Location
 	if gone {
 		to = LocationUnknown
 	}
-	a, b := h.inZone.watching(fromZ), h.inZone.watching(toZ)
-	if fromZ == toZ {
-		b = nil
+	crossed := from != to
+	if !crossed && !moved {
+		return
+	}
+	a, needA := h.moveConcernsLocked(fromZ, crossed, 0)
+	var b []*device
+	var needB personsNeed
+	if fromZ != toZ {
+		b, needB = h.moveConcernsLocked(toZ, crossed, 1)
 	}
 	for len(a) > 0 || len(b) > 0 {
 		// The devices of both zones, in creation order.
 		var d *device
+		need := needA
 		if len(b) == 0 || len(a) > 0 && a[0].n < b[0].n {
 			d, a = a[0], a[1:]
 		} else {
-			d, b = b[0], b[1:]
+			d, b, need = b[0], b[1:], needB
 		}
-		if d.faulty {
+		if d.watch&need == 0 || d.faulty {
 			continue
 		}
 		motion := MotionMove
 		switch {
-		case from == to && !moved:
-			continue
 		case d.zone == fromZ && from != to:
 			motion = MotionLeave
 		case d.zone == toZ && from != to:
@@ -599,4 +605,30 @@ func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved
 		d.kind.Behavior.Persons(c, PersonMotion{PersonID: p.ID, Motion: motion})
 		h.releaseContextLocked(c)
 	}
+}
+
+// moveConcernsLocked returns the devices of zone z that watch persons, if
+// a person's move concerns any of them, and what of theirs it concerns
+// (see personsNeed). crossed: the person entered or left z, after which z
+// holds occupied persons if it has just become empty (0, for the zone
+// left) or occupied (1, for the zone entered).
+func (h *Home) moveConcernsLocked(z *Zone, crossed bool, occupied int) ([]*device, personsNeed) {
+	e := h.inZone.lookup(z)
+	if e == nil || e.watch == 0 {
+		return nil, 0
+	}
+	need := needEveryMove
+	if h.watchedLocked() {
+		need |= needWatched
+	}
+	if crossed {
+		need |= needCount
+		if e.watch&needOccupancy != 0 && h.personsInLocked(z) == occupied {
+			need |= needOccupancy
+		}
+	}
+	if e.watch&need == 0 {
+		return nil, 0
+	}
+	return e.watchers, need
 }

@@ -28,16 +28,16 @@ type zoneRef struct {
 // zoneEntry is what the index keeps of a zone. An entry stays while its
 // zone exists, empty or not, so that its flags outlive its devices.
 type zoneEntry struct {
-	devices  []*device // in creation order
-	watchers []*device // the devices whose behaviour watches persons
-	sums     zoneSums
-	summed   bool       // sums and others hold what the devices add up to now
-	lit      bool       // the lights maintain the zone's Illuminance
-	noisy    bool       // the devices maintain the zone's Noise
-	others   uint8      // which of playing and spraying one device of the zone does, and which two do (see othersDo), with the sums
-	persons  int32      // persons in the zone, once the home counts them (see Home.personsInLocked)
-	chunk    *zoneChunk // where the zone's next devices come from in a large home (see slab); nil before
-	heat     *heatCell  // the contract model's heat cell (see Home.heatCellLocked); nil before the zone's first heat update
+	devices   []*device // in creation order
+	watchers  []*device // the devices whose behaviour watches persons
+	sums      zoneSums
+	summed    bool        // sums and others hold what the devices add up to now
+	maintains uint8       // which of the zone's Illuminance (maintainsLight) and Noise (maintainsNoise) its devices maintain
+	watch     personsNeed // what its watchers need to be told of, together (see personsNeed)
+	others    uint8       // which of playing and spraying one device of the zone does, and which two do (see othersDo), with the sums
+	persons   int32       // persons in the zone, once the home counts them (see Home.personsInLocked)
+	chunk     *zoneChunk  // where the zone's next devices come from in a large home (see slab); nil before
+	heat      *heatCell   // the contract model's heat cell (see Home.heatCellLocked); nil before the zone's first heat update
 }
 
 // zoneSums is what the realistic model's step adds up over a zone's
@@ -166,14 +166,6 @@ func (x *zoneIndex) changed(z *Zone) {
 	}
 }
 
-// watching returns the devices in z that watch persons, in creation order.
-func (x *zoneIndex) watching(z *Zone) []*device {
-	if e := x.lookup(z); e != nil {
-		return e.watchers
-	}
-	return nil
-}
-
 // in returns the devices in z, in creation order; nil for a nil zone.
 func (x *zoneIndex) in(z *Zone) []*device {
 	if e := x.lookup(z); e != nil {
@@ -182,16 +174,23 @@ func (x *zoneIndex) in(z *Zone) []*device {
 	return nil
 }
 
+// What zoneEntry.maintains notes: the zone's lights maintain its
+// Illuminance; its devices maintain its Noise.
+const (
+	maintainsLight uint8 = 1 << iota
+	maintainsNoise
+)
+
 // lit reports whether the lights maintain z's Illuminance.
 func (x *zoneIndex) lit(z *Zone) bool {
 	e := x.lookup(z)
-	return e != nil && e.lit
+	return e != nil && e.maintains&maintainsLight != 0
 }
 
 // noisy reports whether the devices maintain z's Noise.
 func (x *zoneIndex) noisy(z *Zone) bool {
 	e := x.lookup(z)
-	return e != nil && e.noisy
+	return e != nil && e.maintains&maintainsNoise != 0
 }
 
 // add numbers a new device and files it under its zone.
@@ -218,6 +217,7 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	e.devices = insertByN(e.devices, d)
 	if d.watchesPersons() {
 		e.watchers = insertByN(e.watchers, d)
+		e.watch |= d.watch
 	}
 	e.summed = false
 }
@@ -225,7 +225,26 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 // watchesPersons reports whether d's behaviour is told of persons' moves:
 // the zone's watchers list holds it, and it comes from the zone's chunk of
 // watchers (see zoneChunk).
-func (d *device) watchesPersons() bool { return d.kind.Behavior.Persons != nil }
+func (d *device) watchesPersons() bool { return d.watch != 0 }
+
+// personsNeed says which of the persons' moves in its zone a device's
+// Persons behaviour must be told of; 0 for a device that watches no
+// persons. Any Persons behaviour is told of every move, but three
+// built-in ones, which read only how many persons the zone holds, or only
+// whether it holds anyone, or only emit an event, can change nothing on
+// the other moves: their devices are not called, nor read, then. A move
+// within a zone of a large home called every sensor of the zone, each
+// read from memory, to set what it already read. A zone's entry keeps the
+// needs of its watchers together, so that a move reads no device of a
+// zone where none is concerned.
+type personsNeed uint8
+
+const (
+	needEveryMove personsNeed = 1 << iota // every move: any behaviour but the three below
+	needWatched                           // while the home is watched: emits an event only (MotionSensor)
+	needCount                             // when a person entered or left: reads the zone's count (Camera)
+	needOccupancy                         // when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor)
+)
 
 // findByN returns where the device of creation number n is, or would be,
 // in list, kept in creation order, and whether it is there.
@@ -261,6 +280,10 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 	e.devices = deleteByN(e.devices, d)
 	if d.watchesPersons() {
 		e.watchers = deleteByN(e.watchers, d)
+		e.watch = 0
+		for _, w := range e.watchers {
+			e.watch |= w.watch
+		}
 	}
 	e.summed = false
 }
@@ -276,7 +299,7 @@ func (x *zoneIndex) reset() {
 // zone), keeping its devices until they leave.
 func (x *zoneIndex) retire(z *Zone) {
 	if e := x.lookup(z); e != nil {
-		e.lit, e.noisy, e.summed, e.persons = false, false, false, 0
+		e.maintains, e.summed, e.persons = 0, false, 0
 	}
 }
 

@@ -319,6 +319,7 @@ func TestDeviceLayout(t *testing.T) {
 		"n": unsafe.Offsetof(d.n) + unsafe.Sizeof(d.n), "props": unsafe.Offsetof(d.props) + unsafe.Sizeof(d.props),
 		"active": unsafe.Offsetof(d.active) + 1, "faulty": unsafe.Offsetof(d.faulty) + 1,
 		"sensesLight": unsafe.Offsetof(d.sensesLight) + 1, "follows": unsafe.Offsetof(d.follows) + 1,
+		"watch": unsafe.Offsetof(d.watch) + 1,
 	}
 	for name, end := range hot {
 		if end > 64 {

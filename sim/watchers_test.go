@@ -1,0 +1,211 @@
+package sim_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// TestWatchersToldOfWhatConcernsThem checks the built-in watchers of
+// persons that the home does not tell of every move (a PresenceSensor on a
+// move that leaves its zone as empty or as occupied as it was, a Camera on
+// a move within its zone, a MotionSensor while nobody observes the home):
+// each stands beside a twin, a kind registered with the same properties
+// and behaviour, which is told of every move as any registered kind is.
+// After every operation of a random run (persons created, moved within
+// and across zones, moved by location, deleted; zones created, moved and
+// deleted; watchers faulted, mended, moved, switched and deleted; an
+// observer coming and going), each device reads what its twin reads, and
+// each has had the same events as its twin, in the same order.
+func TestWatchersToldOfWhatConcernsThem(t *testing.T) {
+	twins := []string{"PresenceSensor", "Camera", "MotionSensor"}
+	seen := map[string]int{} // events of the built-in watchers and their twins, by what they tell
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 77))
+			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+			for _, name := range twins {
+				k, err := h.Kinds().Lookup(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k.Name, k.Service = "Twin"+name, ""
+				if err := h.Kinds().Register(k); err != nil {
+					t.Fatal(err)
+				}
+			}
+			maxZones, maxPersons := 6, 8 // the persons walked to count them
+			if seed%2 == 1 {
+				maxZones, maxPersons = 60, 50 // counted by zone
+			}
+			const plan = 600
+			at := func() *int { return ptr(r.IntN(plan)) }
+			zoneRect := func() (l, t, rt, b int) {
+				l, t = r.IntN(plan-100), r.IntN(plan-100)
+				return l, t, l + 20 + r.IntN(200), t + 20 + r.IntN(200)
+			}
+
+			// What each device had: its events, and what it reads.
+			events := map[string][]string{}
+			record := func(e sim.Event) {
+				if e.DeviceID == "" || e.Type == sim.EventDeviceAdded || e.Type == sim.EventDeviceRemoved {
+					return
+				}
+				events[e.DeviceID] = append(events[e.DeviceID], fmt.Sprintf("%s %s=%v %v", e.Type, e.Property, e.Value, e.OldValue))
+			}
+			var stop func()
+			if seed%3 != 2 {
+				stop = h.Observe(record)
+			}
+
+			var zones, persons, pairs []string
+			made := 0
+			called := map[string]int{} // operations done, by name
+			for step := range 600 {
+				op := r.IntN(100)
+				var err error
+				switch {
+				case op < 6 && len(zones) < maxZones || len(zones) == 0:
+					l, tp, rt, b := zoneRect()
+					id := fmt.Sprintf("z%d", made)
+					made++
+					_, err = h.CreateZone(sim.ZoneSpec{ID: id, LeftX: l, TopY: tp, RightX: rt, BottomY: b})
+					zones = append(zones, id)
+					called["zone created"]++
+				case op < 9:
+					l, tp, rt, b := zoneRect()
+					_, err = h.UpdateZone(zones[r.IntN(len(zones))], sim.ZoneUpdate{LeftX: &l, TopY: &tp, RightX: &rt, BottomY: &b})
+					called["zone moved"]++
+				case op < 10 && len(zones) > 1:
+					i := r.IntN(len(zones))
+					err = h.DeleteZone(zones[i])
+					zones = append(zones[:i], zones[i+1:]...)
+					called["zone deleted"]++
+				case op < 18 && len(pairs) < 40:
+					typ := twins[r.IntN(len(twins))]
+					id := fmt.Sprintf("d%d", made)
+					made++
+					x, y := at(), at()
+					props := map[string]any{}
+					if typ == "Camera" {
+						props[sim.PropCameraStatus] = r.IntN(4) > 0
+					}
+					if _, err = h.CreateDevice(sim.DeviceSpec{ID: "b" + id, Type: typ, PositionX: x, PositionY: y, Properties: props}); err == nil {
+						_, err = h.CreateDevice(sim.DeviceSpec{ID: "t" + id, Type: "Twin" + typ, PositionX: x, PositionY: y, Properties: props})
+					}
+					pairs = append(pairs, id)
+					called["device created"]++
+				case op < 24 && len(pairs) > 0:
+					id := pairs[r.IntN(len(pairs))]
+					var u sim.DeviceUpdate
+					switch r.IntN(4) {
+					case 0:
+						u.Fault = ptr(sim.FaultYes)
+					case 1:
+						u.Fault = ptr(sim.FaultNo)
+					case 2:
+						u.PositionX, u.PositionY = at(), at()
+					default:
+						u.Properties = map[string]any{sim.PropCameraStatus: r.IntN(2) == 0}
+					}
+					for _, p := range []string{"b", "t"} {
+						if _, err = h.UpdateDevice(p+id, u); err != nil {
+							break
+						}
+					}
+					called["device updated"]++
+				case op < 26 && len(pairs) > 0:
+					i := r.IntN(len(pairs))
+					for _, p := range []string{"b", "t"} {
+						if err = h.DeleteDevice(p + pairs[i]); err != nil {
+							break
+						}
+					}
+					pairs = append(pairs[:i], pairs[i+1:]...)
+					called["device deleted"]++
+				case op < 32 && len(persons) < maxPersons || len(persons) == 0:
+					id := fmt.Sprintf("p%d", made)
+					made++
+					_, err = h.CreatePerson(sim.PersonSpec{ID: id, Type: "Woman", PositionX: at(), PositionY: at()})
+					persons = append(persons, id)
+					called["person created"]++
+				case op < 34:
+					i := r.IntN(len(persons))
+					err = h.DeletePerson(persons[i])
+					persons = append(persons[:i], persons[i+1:]...)
+					called["person deleted"]++
+				case op < 36:
+					_, err = h.UpdatePerson(persons[r.IntN(len(persons))], sim.PersonUpdate{Location: &zones[r.IntN(len(zones))]})
+					called["person moved to a zone"]++
+				case op < 38:
+					if stop != nil {
+						stop()
+						stop = nil
+					} else {
+						stop = h.Observe(record)
+					}
+					called["observer toggled"]++
+				case op < 70: // a step, mostly within a zone
+					id := persons[r.IntN(len(persons))]
+					p, perr := h.Person(id)
+					if perr != nil {
+						t.Fatal(perr)
+					}
+					x := min(max(p.PositionX+r.IntN(21)-10, 0), plan)
+					y := min(max(p.PositionY+r.IntN(21)-10, 0), plan)
+					_, err = h.UpdatePerson(id, sim.PersonUpdate{PositionX: &x, PositionY: &y})
+					called["person stepped"]++
+				default: // anywhere
+					_, err = h.UpdatePerson(persons[r.IntN(len(persons))], sim.PersonUpdate{PositionX: at(), PositionY: at()})
+					called["person moved"]++
+				}
+				if err != nil {
+					t.Fatalf("step %d: %v", step, err)
+				}
+				for _, id := range pairs {
+					b, err := h.Device("b" + id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					tw, err := h.Device("t" + id)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(tw.Properties, b.Properties); diff != "" {
+						t.Fatalf("step %d: %s (%s) reads other than its twin (-twin +built-in):\n%s", step, b.ID, b.Type, diff)
+					}
+					if diff := cmp.Diff(events["t"+id], events["b"+id]); diff != "" {
+						t.Fatalf("step %d: %s (%s) had other events than its twin (-twin +built-in):\n%s", step, b.ID, b.Type, diff)
+					}
+				}
+			}
+			for _, list := range events {
+				for _, e := range list {
+					switch {
+					case strings.HasPrefix(e, string(sim.EventDeviceEvent)):
+						seen["motion"]++
+					case strings.Contains(e, sim.PropSensedPresence+"="):
+						seen["presence"]++
+					case strings.Contains(e, sim.PropCameraPersonCount+"="):
+						seen["count"]++
+					}
+				}
+			}
+			for _, what := range []string{"zone moved", "zone deleted", "device updated", "device deleted", "person deleted", "person moved to a zone", "observer toggled", "person stepped"} {
+				if called[what] == 0 {
+					t.Errorf("no %s in the run: %v", what, called)
+				}
+			}
+		})
+	}
+	if seen["motion"] < 100 || seen["presence"] < 100 || seen["count"] < 100 {
+		t.Errorf("the watchers were hardly tested: %v", seen)
+	}
+}

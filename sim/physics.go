@@ -577,23 +577,24 @@ func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved
 		return
 	}
 	a, needA := h.moveConcernsLocked(fromZ, crossed, 0)
-	var b []*device
+	var b []watcher
 	var needB personsNeed
 	if fromZ != toZ {
 		b, needB = h.moveConcernsLocked(toZ, crossed, 1)
 	}
 	for len(a) > 0 || len(b) > 0 {
 		// The devices of both zones, in creation order.
-		var d *device
+		var w watcher
 		need := needA
 		if len(b) == 0 || len(a) > 0 && a[0].n < b[0].n {
-			d, a = a[0], a[1:]
+			w, a = a[0], a[1:]
 		} else {
-			d, b, need = b[0], b[1:], needB
+			w, b, need = b[0], b[1:], needB
 		}
-		if d.watch&need == 0 || d.faulty {
+		if w.watch&need == 0 || w.d.faulty {
 			continue
 		}
+		d := w.d
 		motion := MotionMove
 		switch {
 		case d.zone == fromZ && from != to:
@@ -612,7 +613,7 @@ func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved
 // (see personsNeed). crossed: the person entered or left z, after which z
 // holds occupied persons if it has just become empty (0, for the zone
 // left) or occupied (1, for the zone entered).
-func (h *Home) moveConcernsLocked(z *Zone, crossed bool, occupied int) ([]*device, personsNeed) {
+func (h *Home) moveConcernsLocked(z *Zone, crossed bool, occupied int) ([]watcher, personsNeed) {
 	e := h.inZone.lookup(z)
 	if e == nil || e.watch == 0 {
 		return nil, 0

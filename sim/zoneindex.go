@@ -29,7 +29,7 @@ type zoneRef struct {
 // zone exists, empty or not, so that its flags outlive its devices.
 type zoneEntry struct {
 	devices   []*device // in creation order
-	watchers  []*device // the devices whose behaviour watches persons
+	watchers  []watcher // the devices whose behaviour watches persons, in creation order
 	sums      zoneSums
 	summed    bool        // sums and others hold what the devices add up to now
 	maintains uint8       // which of the zone's Illuminance (maintainsLight) and Noise (maintainsNoise) its devices maintain
@@ -216,7 +216,8 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	e := x.entry(z)
 	e.devices = insertByN(e.devices, d)
 	if d.watchesPersons() {
-		e.watchers = insertByN(e.watchers, d)
+		i, _ := slices.BinarySearchFunc(e.watchers, d.n, byN)
+		e.watchers = slices.Insert(e.watchers, i, watcher{d: d, n: d.n, watch: d.watch})
 		e.watch |= d.watch
 	}
 	e.summed = false
@@ -226,6 +227,19 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 // the zone's watchers list holds it, and it comes from the zone's chunk of
 // watchers (see zoneChunk).
 func (d *device) watchesPersons() bool { return d.watch != 0 }
+
+// watcher is a device that watches persons, as its zone's entry files it:
+// with what a person's move reads of it before it calls it (its creation
+// number, for the order of the calls, and what it needs to be told of),
+// so that a move reads no device it does not call.
+type watcher struct {
+	d     *device
+	n     uint64      // d.n
+	watch personsNeed // d.watch
+}
+
+// byN orders watchers by creation number.
+func byN(w watcher, n uint64) int { return cmp.Compare(w.n, n) }
 
 // personsNeed says which of the persons' moves in its zone a device's
 // Persons behaviour must be told of; 0 for a device that watches no
@@ -278,8 +292,11 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 		return
 	}
 	e.devices = deleteByN(e.devices, d)
-	if d.watchesPersons() {
-		e.watchers = deleteByN(e.watchers, d)
+	if i, ok := slices.BinarySearchFunc(e.watchers, d.n, byN); ok {
+		e.watchers = slices.Delete(e.watchers, i, i+1)
+		if len(e.watchers) == 0 {
+			e.watchers = nil // the array goes
+		}
 		e.watch = 0
 		for _, w := range e.watchers {
 			e.watch |= w.watch

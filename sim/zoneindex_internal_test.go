@@ -57,8 +57,17 @@ func TestZoneIndex(t *testing.T) {
 			for _, d := range e.devices {
 				got[z.ID] = append(got[z.ID], d.ID)
 			}
-			for _, d := range e.watchers {
-				watching[z.ID] = append(watching[z.ID], d.ID)
+			var need personsNeed
+			for _, w := range e.watchers {
+				watching[z.ID] = append(watching[z.ID], w.d.ID)
+				if w.n != w.d.n || w.watch != w.d.watch || w.watch != w.d.entry.persons {
+					t.Fatalf("step %d: zone %s files watcher %s as number %d needing %b, not %d needing %b (its kind: %b)",
+						step, z.ID, w.d.ID, w.n, w.watch, w.d.n, w.d.watch, w.d.entry.persons)
+				}
+				need |= w.watch
+			}
+			if need != e.watch {
+				t.Fatalf("step %d: zone %s: its watchers need %b, its entry says %b", step, z.ID, need, e.watch)
 			}
 		})
 		if diff := gocmp.Diff(wantWatching, watching); diff != "" {

@@ -247,8 +247,14 @@ func (h *Home) tickThermalLocked(t *timer) {
 	// The instant's sum goes on while the zone still has what it left it
 	// (the same test as above, where that is always so, so that watched and
 	// unwatched runs agree to the bit); a temperature set in between starts
-	// it again.
-	if cur := h.ensureTemperatureLocked(z); c.at != h.pin || cur != c.temp() {
+	// it again. While the zone holds what the last flush wrote, it is not
+	// read back: in a large home its map is long out of the cache by the
+	// next minute's first update.
+	cur := c.temp()
+	if !c.synced {
+		cur = h.ensureTemperatureLocked(z)
+	}
+	if c.at != h.pin || cur != c.temp() {
 		c.sum, c.at = cur, h.pin
 	}
 	c.sum += step
@@ -275,6 +281,7 @@ type heatCell struct {
 	sum      float64 // the zone's temperature before the first update of instant at, plus that instant's updates so far, unclamped
 	at       int64   // simulated ms of the last update
 	dirty    bool    // temp() is newer than z's Temperature variable
+	synced   bool    // z's Temperature variable is temp(), as flushHeatLocked wrote it: no update need read it back
 }
 
 // temp returns the temperature the updates leave the zone: the sum,
@@ -296,7 +303,7 @@ func (h *Home) heatCellLocked(z *Zone) *heatCell {
 func (h *Home) flushHeatLocked() {
 	for _, c := range h.dirtyHeat {
 		c.z.Variables[VarTemperature] = c.temp()
-		c.dirty = false
+		c.dirty, c.synced = false, true
 	}
 	clear(h.dirtyHeat)
 	h.dirtyHeat = h.dirtyHeat[:0]

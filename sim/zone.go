@@ -254,6 +254,11 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	default:
 		z.Variables[name] = *v
 	}
+	if name == VarTemperature {
+		if e := h.inZone.lookup(z); e != nil && e.heat != nil {
+			e.heat.synced = false // what the zone holds is no longer what its heat cell left it
+		}
+	}
 	if !h.watchedLocked() {
 		return // and box nothing: heaters update zones many times a simulated second
 	}

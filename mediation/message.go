@@ -22,9 +22,11 @@ type Message struct {
 
 // Clone returns a deep copy of m: its Properties map and any map[string]any
 // or []any found in its content or property values are copied recursively,
-// so the copy shares no mutable map or slice of those kinds with m. Other
-// values are copied as they are. Clone is safe for concurrent use as long as
-// nobody modifies m at the same time.
+// so the copy shares no mutable map or slice of those kinds with m, down to
+// 10,000 levels of nesting, as deep as JSON goes; deeper (only a value that
+// holds itself, made in Go, is), the values are shared rather than copied
+// without end. Other values are copied as they are. Clone is safe for
+// concurrent use as long as nobody modifies m at the same time.
 func (m Message) Clone() Message {
 	return Message{Content: cloneValue(m.Content), Properties: cloneMap(m.Properties)}
 }
@@ -47,13 +49,22 @@ func (m Message) Printable() Message {
 }
 
 // cloneMap deep-copies a property map; nil stays nil.
-func cloneMap(p map[string]any) map[string]any {
+func cloneMap(p map[string]any) map[string]any { return cloneMapAt(p, 0) }
+
+// maxCloneDepth is how deep cloneValue copies: as deep as JSON nests
+// (encoding/json and internal/jsonfast refuse deeper), so that what a client
+// sent is copied whole, and a value that holds itself is not copied without
+// end.
+const maxCloneDepth = 10_000
+
+// cloneMapAt is cloneMap for a map at depth.
+func cloneMapAt(p map[string]any, depth int) map[string]any {
 	if p == nil {
 		return nil
 	}
 	q := make(map[string]any, len(p))
 	for k, v := range p {
-		q[k] = cloneValue(v)
+		q[k] = cloneValueAt(v, depth+1)
 	}
 	return q
 }
@@ -69,15 +80,22 @@ func needsClone(v any) bool {
 }
 
 // cloneValue deep-copies the JSON container kinds and returns other values
-// unchanged (see needsClone).
-func cloneValue(v any) any {
+// unchanged (see needsClone), down to maxCloneDepth.
+func cloneValue(v any) any { return cloneValueAt(v, 0) }
+
+// cloneValueAt is cloneValue for a value at depth: one deeper than
+// maxCloneDepth is returned as it is.
+func cloneValueAt(v any, depth int) any {
+	if depth > maxCloneDepth {
+		return v
+	}
 	switch x := v.(type) {
 	case map[string]any:
-		return cloneMap(x)
+		return cloneMapAt(x, depth)
 	case []any:
 		y := make([]any, len(x))
 		for i, e := range x {
-			y[i] = cloneValue(e)
+			y[i] = cloneValueAt(e, depth+1)
 		}
 		return y
 	case []string:

@@ -56,7 +56,9 @@ func (h *Home) OwnDerived() map[string]map[string]any {
 // updates ignore derived properties. A device that does not exist is an
 // error of kind [ErrNotFound]; a property its kind does not define as
 // derived, or a value its spec refuses, is [ErrInvalid], and nothing is
-// set.
+// set. A built-in watcher of persons given values other than what its
+// zone holds is set right at the next move of a person in its zone, as
+// its behaviour would.
 func (h *Home) RestoreDerived(id string, props map[string]any) error {
 	defer h.deliver()
 	h.lockChange()
@@ -79,6 +81,15 @@ func (h *Home) RestoreDerived(id string, props map[string]any) error {
 	defer h.releaseContextLocked(c)
 	for _, name := range names {
 		c.Set(name, props[name]) // checked above
+	}
+	if c.changed && d.watch != 0 && d.watch&needEveryMove == 0 {
+		// A built-in watcher of persons is spared the moves that cannot
+		// change what it reads, as long as it reads what its zone holds
+		// (see personsNeed): what was set here may not be, and its
+		// Persons behaviour would set it right at the next move of
+		// anyone in its zone. It is told of every move from now on.
+		d.watch |= needEveryMove
+		h.inZone.rewatch(d)
 	}
 	return nil
 }

@@ -209,3 +209,75 @@ func TestWatchersToldOfWhatConcernsThem(t *testing.T) {
 		t.Errorf("the watchers were hardly tested: %v", seen)
 	}
 }
+
+// TestWatchersAfterRestoreDerived checks the built-in watchers of persons
+// whose derived properties RestoreDerived set to other than what their
+// zone holds: the next move of a person in their zone, even one within
+// it, sets them right, as it does a registered twin's.
+func TestWatchersAfterRestoreDerived(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		typ     string
+		props   map[string]any // created with
+		restore map[string]any
+		want    map[string]any // what the device reads after the step
+	}{
+		{"presence sensor restored empty", "PresenceSensor", nil,
+			map[string]any{sim.PropSensedPresence: false}, map[string]any{sim.PropSensedPresence: true}},
+		{"camera restored to a count", "Camera", map[string]any{sim.PropCameraStatus: true},
+			map[string]any{sim.PropCameraPersonCount: 7.0}, map[string]any{sim.PropCameraPersonCount: 1.0}},
+		{"camera off restored to a count", "Camera", nil,
+			map[string]any{sim.PropCameraPersonCount: 3.0}, map[string]any{sim.PropCameraPersonCount: 0.0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+			k, err := h.Kinds().Lookup(tc.typ)
+			if err != nil {
+				t.Fatal(err)
+			}
+			k.Name, k.Service = "Twin"+tc.typ, ""
+			if err := h.Kinds().Register(k); err != nil {
+				t.Fatal(err)
+			}
+			events := map[string][]string{}
+			defer h.Observe(func(e sim.Event) {
+				if e.Property != "" {
+					events[e.DeviceID] = append(events[e.DeviceID], fmt.Sprintf("%s %s=%v %v", e.Type, e.Property, e.Value, e.OldValue))
+				}
+			})()
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"built-in", "twin"} {
+				typ := tc.typ
+				if id == "twin" {
+					typ = "Twin" + tc.typ
+				}
+				if _, err := h.CreateDevice(sim.DeviceSpec{ID: id, Type: typ, PositionX: ptr(10), PositionY: ptr(10), Properties: tc.props}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.CreatePerson(sim.PersonSpec{ID: "p", Type: "Woman", PositionX: ptr(50), PositionY: ptr(50)}); err != nil {
+				t.Fatal(err)
+			}
+			for _, id := range []string{"built-in", "twin"} {
+				if err := h.RestoreDerived(id, tc.restore); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.UpdatePerson("p", sim.PersonUpdate{PositionX: ptr(51)}); err != nil { // within the room
+				t.Fatal(err)
+			}
+			got := map[string]any{}
+			for name := range tc.want {
+				got[name] = prop(t, h, "built-in", name)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("the built-in reads (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(events["twin"], events["built-in"]); diff != "" {
+				t.Errorf("the built-in had other events than its twin (-twin +built-in):\n%s", diff)
+			}
+		})
+	}
+}

@@ -260,6 +260,19 @@ const (
 	needOccupancy                         // when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor)
 )
 
+// rewatch files anew what d, a watcher of persons, needs to be told of,
+// after it changed (see Home.RestoreDerived).
+func (x *zoneIndex) rewatch(d *device) {
+	e := x.lookup(d.zone)
+	if e == nil {
+		return
+	}
+	if i, ok := slices.BinarySearchFunc(e.watchers, d.n, byN); ok {
+		e.watchers[i].watch = d.watch
+		e.watch |= d.watch
+	}
+}
+
 // findByN returns where the device of creation number n is, or would be,
 // in list, kept in creation order, and whether it is there.
 func findByN(list []*device, n uint64) (int, bool) {

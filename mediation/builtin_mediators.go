@@ -319,16 +319,21 @@ func newSplitter(props map[string]any, env Env) (any, error) {
 	return &splitter{re: re, prefix: splitterPrefix(env), maxParts: maxParts}, nil
 }
 
-// splitterBuilds numbers the splitters built by this process.
+// splitterBuilds numbers the splitters built outside an engine.
 var splitterBuilds atomic.Uint64
 
 // splitterPrefix is the start of the correlation ids of a splitter:
-// "<chain>/<component>.<n>", n counting the splitters built in the process,
-// so that a program gives the same ids every run and a splitter rebuilt by
+// "<chain>/<component>.<n>", n counting the splitters its engine built, so
+// that a program gives the same ids every run, whatever else the process
+// ran before (another engine, another test), and a splitter rebuilt by
 // UpdateProperties never reuses an id; a random one when the splitter is
 // built outside a chain.
 func splitterPrefix(env Env) string {
-	n := splitterBuilds.Add(1)
+	builds := env.splitters
+	if builds == nil {
+		builds = &splitterBuilds
+	}
+	n := builds.Add(1)
 	if env.Chain == "" || env.ID == "" {
 		return newUUID()
 	}

@@ -199,6 +199,42 @@ func TestSplitterCorrelationIDs(t *testing.T) {
 	}
 }
 
+// TestSplitterIDsPerEngine checks that a splitter's correlation ids do not
+// depend on what else the process ran: the same chain in two engines, one
+// after the other, splits with the same ids, and a splitter rebuilt by
+// UpdateProperties takes new ones.
+func TestSplitterIDsPerEngine(t *testing.T) {
+	ids := func() []any {
+		e := mediation.NewEngine(mediation.Config{})
+		defer e.Close()
+		ch := build(t, e, "c", adp("rest-in", "a", nil), med("splitter", "s", nil), adp("rest-out", "o", nil),
+			bind("a:out", "s:in", ""), bind("s:out", "o:in", ""), start)
+		for range 2 {
+			if err := ch.Send("a", msg("x,y", nil)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ch.UpdateProperties("s", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ms, err := ch.Messages("o")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []any
+		for _, m := range ms {
+			out = append(out, m.Properties["correlation.id"])
+		}
+		return out
+	}
+	want := []any{"c/s.1-1", "c/s.1-1", "c/s.2-1", "c/s.2-1"}
+	for i := range 2 {
+		if diff := cmp.Diff(want, ids()); diff != "" {
+			t.Errorf("engine %d: correlation ids (-want +got):\n%s", i+1, diff)
+		}
+	}
+}
+
 func TestSplitterAggregatorRoundTrip(t *testing.T) {
 	e := mediation.NewEngine(mediation.Config{})
 	defer e.Close()

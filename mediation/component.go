@@ -2,6 +2,7 @@ package mediation
 
 import (
 	"io"
+	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
@@ -269,6 +270,8 @@ type Env struct {
 	// safe for concurrent use, and counts nothing once the component is
 	// removed.
 	CountError func()
+
+	splitters *atomic.Uint64 // the engine's count of splitters built (see splitterPrefix); nil outside an engine
 }
 
 // Constructor builds the implementation of one component from its

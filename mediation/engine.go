@@ -71,6 +71,7 @@ type Engine struct {
 
 	made      atomic.Uint64 // components made so far (see Made)
 	restoring atomic.Int32  // Restore calls in progress
+	splitters atomic.Uint64 // splitters built so far, which number their correlation ids (see splitterPrefix)
 }
 
 // Restore runs f, the loading of saved chains, with Env.Restoring set for

@@ -98,7 +98,7 @@ func (ch *Chain) addLocked(t *Type, id string, props map[string]any) (*comp, err
 // countError).
 func (ch *Chain) build(t *Type, id string, props map[string]any, owner *atomic.Pointer[comp]) (impl any, in, out []string, err error) {
 	impl, err = t.New(cloneMap(props), Env{Chain: ch.id, ID: id, Clock: ch.eng.clock, Output: ch.eng.output,
-		Restoring: ch.eng.restoring.Load() > 0, CountError: func() { ch.countError(owner) }})
+		Restoring: ch.eng.restoring.Load() > 0, CountError: func() { ch.countError(owner) }, splitters: &ch.eng.splitters})
 	if err != nil {
 		if !errors.Is(err, ErrInvalid) {
 			err = errorf(ErrInvalid, "%s %s: %v", t.Kind, t.Name, err)

@@ -284,10 +284,14 @@ func TestHomeFitsItsSizeClass(t *testing.T) {
 
 // TestZoneEntryFitsItsSizeClass guards the zone index's entry: at 96
 // bytes it fills the 96-byte size class, and one byte more takes the
-// 112-byte one, 64 bytes more for each small home of four zones.
+// 112-byte one, 64 bytes more for each small home of four zones. Its
+// watchers take 16 bytes each (a small home keeps a few).
 func TestZoneEntryFitsItsSizeClass(t *testing.T) {
 	if n := unsafe.Sizeof(zoneEntry{}); n > 96 {
 		t.Errorf("a zoneEntry is %d bytes, want at most 96", n)
+	}
+	if n := unsafe.Sizeof(watcher{}); n > 16 {
+		t.Errorf("a watcher is %d bytes, want at most 16", n)
 	}
 }
 

@@ -593,12 +593,12 @@ func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved
 		// The devices of both zones, in creation order.
 		var w watcher
 		need := needA
-		if len(b) == 0 || len(a) > 0 && a[0].n < b[0].n {
+		if len(b) == 0 || len(a) > 0 && a[0].key < b[0].key {
 			w, a = a[0], a[1:]
 		} else {
 			w, b, need = b[0], b[1:], needB
 		}
-		if w.watch&need == 0 || w.d.faulty {
+		if w.watch()&need == 0 || w.d.faulty {
 			continue
 		}
 		d := w.d

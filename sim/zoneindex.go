@@ -217,7 +217,7 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	e.devices = insertByN(e.devices, d)
 	if d.watchesPersons() {
 		i, _ := slices.BinarySearchFunc(e.watchers, d.n, byN)
-		e.watchers = slices.Insert(e.watchers, i, watcher{d: d, n: d.n, watch: d.watch})
+		e.watchers = slices.Insert(e.watchers, i, watcherOf(d))
 		e.watch |= d.watch
 	}
 	e.summed = false
@@ -231,15 +231,24 @@ func (d *device) watchesPersons() bool { return d.watch != 0 }
 // watcher is a device that watches persons, as its zone's entry files it:
 // with what a person's move reads of it before it calls it (its creation
 // number, for the order of the calls, and what it needs to be told of),
-// so that a move reads no device it does not call.
+// so that a move reads no device it does not call. Both share one word,
+// so that a watcher takes 16 bytes, as many small homes keep some.
 type watcher struct {
-	d     *device
-	n     uint64      // d.n
-	watch personsNeed // d.watch
+	d   *device
+	key uint64 // d.n<<8 | d.watch: ordered as the creation numbers
 }
 
+// watcherOf returns what a zone files of d.
+func watcherOf(d *device) watcher { return watcher{d: d, key: d.n<<8 | uint64(d.watch)} }
+
+// n returns the watcher's creation number.
+func (w watcher) n() uint64 { return w.key >> 8 }
+
+// watch returns what the watcher needs to be told of.
+func (w watcher) watch() personsNeed { return personsNeed(w.key) }
+
 // byN orders watchers by creation number.
-func byN(w watcher, n uint64) int { return cmp.Compare(w.n, n) }
+func byN(w watcher, n uint64) int { return cmp.Compare(w.n(), n) }
 
 // personsNeed says which of the persons' moves in its zone a device's
 // Persons behaviour must be told of; 0 for a device that watches no
@@ -268,7 +277,7 @@ func (x *zoneIndex) rewatch(d *device) {
 		return
 	}
 	if i, ok := slices.BinarySearchFunc(e.watchers, d.n, byN); ok {
-		e.watchers[i].watch = d.watch
+		e.watchers[i] = watcherOf(d)
 		e.watch |= d.watch
 	}
 }
@@ -312,7 +321,7 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 		}
 		e.watch = 0
 		for _, w := range e.watchers {
-			e.watch |= w.watch
+			e.watch |= w.watch()
 		}
 	}
 	e.summed = false

@@ -60,11 +60,11 @@ func TestZoneIndex(t *testing.T) {
 			var need personsNeed
 			for _, w := range e.watchers {
 				watching[z.ID] = append(watching[z.ID], w.d.ID)
-				if w.n != w.d.n || w.watch != w.d.watch || w.watch&^needEveryMove != w.d.entry.persons&^needEveryMove { // RestoreDerived may add needEveryMove
+				if w.n() != w.d.n || w.watch() != w.d.watch || w.watch()&^needEveryMove != w.d.entry.persons&^needEveryMove { // RestoreDerived may add needEveryMove
 					t.Fatalf("step %d: zone %s files watcher %s as number %d needing %b, not %d needing %b (its kind: %b)",
-						step, z.ID, w.d.ID, w.n, w.watch, w.d.n, w.d.watch, w.d.entry.persons)
+						step, z.ID, w.d.ID, w.n(), w.watch(), w.d.n, w.d.watch, w.d.entry.persons)
 				}
-				need |= w.watch
+				need |= w.watch()
 			}
 			if need != e.watch {
 				t.Fatalf("step %d: zone %s: its watchers need %b, its entry says %b", step, z.ID, need, e.watch)

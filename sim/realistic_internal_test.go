@@ -270,8 +270,10 @@ func BenchmarkWalls(b *testing.B) {
 // random changes, one of which loses its step's scratch before every step,
 // and checks that their zones agree to the bit after each step: what the
 // step keeps from one step to the next (shapes, entries, decay factors,
-// conductances, the slices of a home of more than stackZones zones) must
-// never change a result. The zones come and go so that the homes cross
+// conductances, the temperatures it starts from, the slices of a home of
+// more than stackZones zones) must never change a result, whatever is set
+// between two steps (temperatures set by hand, some out of the model's
+// bounds, or removed). The zones come and go so that the homes cross
 // stackZones (a small home's slices on the stack, a larger one's kept)
 // and smallPlan (every pair of zones, or the near ones, for the walls)
 // both ways between two steps.
@@ -309,6 +311,12 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 				open := map[string]any{PropDoorWindowOpening: r.IntN(2) == 0}
 				if _, err := h.UpdateDevice(id, DeviceUpdate{Properties: open}); err != nil {
 					h.CreateDevice(DeviceSpec{ID: id, Type: "DoorWindowSensor", PositionX: &x, PositionY: &y, Properties: open})
+				}
+			case 8: // a temperature set by hand, now and then out of the model's bounds
+				h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarTemperature: num(150, 450)}})
+			case 9:
+				if r.IntN(3) == 0 {
+					h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarTemperature: nil}})
 				}
 			}
 		}

@@ -351,12 +351,14 @@ func (h *Home) lightLux(d *device, z *Zone, watts float64) float64 {
 // a photometer has been in the zone (before that, a value set by hand is
 // left alone). In the realistic model every zone has it: daylight plus the
 // lights' flux.
-func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil, nil) }
+func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil, nil, nil) }
 
 // relightShapedLocked is relightLocked given the zones' shapes (shapes[i]
 // is zones[i]'s) and their entries in the zone index, or nil to work them
-// out as needed.
-func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*zoneEntry) {
+// out as needed. kept, unless nil, holds each zone's Illuminance as its
+// variables hold it (NaN: not known), and is kept so: a zone whose
+// Illuminance stays is not written, nor read (see stepScratch.illum).
+func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*zoneEntry, kept []float64) {
 	realistic := h.physics == PhysicsRealistic
 	outdoor := -1.0 // the outdoor illuminance, once read
 	for i, z := range zones {
@@ -405,6 +407,12 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*
 			} else {
 				e = sum * IlluminancePerWatt / a
 			}
+		}
+		if kept != nil {
+			if kept[i] == e {
+				continue // the zone holds it already
+			}
+			kept[i] = e
 		}
 		h.setVariableLocked(z, VarIlluminance, &e)
 	}

@@ -428,15 +428,17 @@ type stepScratch struct {
 	entries                  []*zoneEntry
 	entriesVol, entriesIndex uint64
 	// temps are the zones' temperatures as the next step starts from them
-	// (what the last step wrote, or found and clamped), kept in a home of
-	// more than stackZones zones while the zones are the same (tempsVol
-	// is h.volGen) and no Temperature was set since (tempsAt is writes):
-	// reading thousands of zones' variables maps again, each out of the
-	// cache by the next step, took a third of the step.
-	temps             []float64
-	tempsVol, tempsAt uint64
-	// writes counts the Temperature variables set (setVariableLocked), by
-	// the step or anyone else.
+	// (what the last step wrote, or found and clamped), and illum their
+	// Illuminance as the last step left it, kept in a home of more than
+	// stackZones zones while the zones are the same (keptVol is h.volGen)
+	// and neither variable was set since (keptAt is writes): reading
+	// thousands of zones' variables maps, each out of the cache by the
+	// next step, took a sixth of the step, and an Illuminance that stays
+	// (all night) need not be read to be found the same.
+	temps, illum    []float64
+	keptVol, keptAt uint64
+	// writes counts the Temperature and Illuminance variables set
+	// (setVariableLocked), by the step or anyone else.
 	writes uint64
 }
 
@@ -530,7 +532,8 @@ func (h *Home) stepLocked(at int64) {
 		sc.shapesGen = h.volGen
 	}
 	shapes := sc.shapes
-	if n > stackZones && sc.tempsAt == sc.writes && sc.tempsVol == h.volGen && len(sc.temps) == n {
+	kept := n > stackZones && sc.keptAt == sc.writes && sc.keptVol == h.volGen && len(sc.temps) == n && len(sc.illum) == n
+	if kept {
 		copy(temps, sc.temps) // the same bits as the maps hold, clamped
 	} else {
 		for i, z := range zs {
@@ -623,9 +626,21 @@ func (h *Home) stepLocked(at int64) {
 		h.setVariableLocked(z, VarTemperature, &t)
 		temps[i] = t // what the next step starts from (a zone left as it was starts from what it started from)
 	}
+	var illum []float64
+	if n > stackZones {
+		illum = sc.illum
+		if !kept {
+			illum = grown(&sc.illum, n)
+			for i := range illum {
+				illum[i] = math.NaN() // not known: written
+			}
+		}
+	}
+	h.relightShapedLocked(zs, shapes, h.entriesLocked(sc, zs), illum)
 	if n > stackZones {
 		copy(grown(&sc.temps, n), temps)
-		sc.tempsVol, sc.tempsAt = h.volGen, sc.writes
+		sc.keptVol, sc.keptAt = h.volGen, sc.writes
+	} else {
+		sc.temps, sc.illum = nil, nil
 	}
-	h.relightShapedLocked(zs, shapes, h.entriesLocked(sc, zs))
 }

@@ -271,9 +271,10 @@ func BenchmarkWalls(b *testing.B) {
 // and checks that their zones agree to the bit after each step: what the
 // step keeps from one step to the next (shapes, entries, decay factors,
 // conductances, the temperatures it starts from, the slices of a home of
-// more than stackZones zones) must never change a result, whatever is set
-// between two steps (temperatures set by hand, some out of the model's
-// bounds, or removed). The zones come and go so that the homes cross
+// more than stackZones zones, the illuminances it left) must never change
+// a result, whatever is set between two steps (temperatures and
+// illuminances set by hand, some temperatures out of the model's bounds,
+// either removed, lamps switched). The zones come and go so that the homes cross
 // stackZones (a small home's slices on the stack, a larger one's kept)
 // and smallPlan (every pair of zones, or the near ones, for the walls)
 // both ways between two steps.
@@ -312,11 +313,25 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 				if _, err := h.UpdateDevice(id, DeviceUpdate{Properties: open}); err != nil {
 					h.CreateDevice(DeviceSpec{ID: id, Type: "DoorWindowSensor", PositionX: &x, PositionY: &y, Properties: open})
 				}
-			case 8: // a temperature set by hand, now and then out of the model's bounds
-				h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarTemperature: num(150, 450)}})
+			case 8: // a temperature or an illuminance set by hand, a temperature now and then out of the model's bounds
+				if r.IntN(2) == 0 {
+					h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarTemperature: num(150, 450)}})
+				} else {
+					h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarIlluminance: num(0, 1000)}})
+				}
 			case 9:
-				if r.IntN(3) == 0 {
+				switch r.IntN(4) {
+				case 0:
 					h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarTemperature: nil}})
+				case 1:
+					h.UpdateZone(zone, ZoneUpdate{Variables: map[string]*float64{VarIlluminance: nil}})
+				default: // a lamp switched, made or moved: the zones it lights are lit again between two steps
+					x, y := r.IntN(400), r.IntN(400)
+					id := fmt.Sprintf("l%d", r.IntN(6))
+					on := map[string]any{PropPowerStatus: r.IntN(2) == 0}
+					if _, err := h.UpdateDevice(id, DeviceUpdate{Properties: on, PositionX: &x, PositionY: &y}); err != nil {
+						h.CreateDevice(DeviceSpec{ID: id, Type: "BinaryLight", PositionX: &x, PositionY: &y, Properties: on})
+					}
 				}
 			}
 		}

@@ -258,9 +258,9 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 		if e := h.inZone.lookup(z); e != nil && e.heat != nil {
 			e.heat.synced = false // what the zone holds is no longer what its heat cell left it
 		}
-		if h.scratch != nil {
-			h.scratch.writes++ // and no longer what the realistic step kept (see stepScratch.temps)
-		}
+	}
+	if (name == VarTemperature || name == VarIlluminance) && h.scratch != nil {
+		h.scratch.writes++ // nor what the realistic step kept (see stepScratch.temps)
 	}
 	if !h.watchedLocked() {
 		return // and box nothing: heaters update zones many times a simulated second

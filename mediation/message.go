@@ -1,6 +1,10 @@
 package mediation
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/pervasim/pervasim/internal/jsonfast"
+)
 
 // Message is the unit of data that flows through a chain.
 //
@@ -51,12 +55,6 @@ func (m Message) Printable() Message {
 // cloneMap deep-copies a property map; nil stays nil.
 func cloneMap(p map[string]any) map[string]any { return cloneMapAt(p, 0) }
 
-// maxCloneDepth is how deep cloneValue copies: as deep as JSON nests
-// (encoding/json and internal/jsonfast refuse deeper), so that what a client
-// sent is copied whole, and a value that holds itself is not copied without
-// end.
-const maxCloneDepth = 10_000
-
 // cloneMapAt is cloneMap for a map at depth.
 func cloneMapAt(p map[string]any, depth int) map[string]any {
 	if p == nil {
@@ -80,13 +78,15 @@ func needsClone(v any) bool {
 }
 
 // cloneValue deep-copies the JSON container kinds and returns other values
-// unchanged (see needsClone), down to maxCloneDepth.
+// unchanged (see needsClone), as deep as JSON nests (jsonfast.MaxDepth, as
+// encoding/json), so that what a client sent is copied whole, and a value
+// that holds itself is not copied without end.
 func cloneValue(v any) any { return cloneValueAt(v, 0) }
 
 // cloneValueAt is cloneValue for a value at depth: one deeper than
-// maxCloneDepth is returned as it is.
+// jsonfast.MaxDepth is returned as it is.
 func cloneValueAt(v any, depth int) any {
-	if depth > maxCloneDepth {
+	if depth > jsonfast.MaxDepth {
 		return v
 	}
 	switch x := v.(type) {

@@ -283,6 +283,7 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 	kept := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
 	fresh := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: PhysicsRealistic})
 	counts := map[int]bool{}
+	keptSteps := 0
 	for step := range 1500 {
 		// The same change in both homes: the same random numbers for each.
 		seed := r.Uint64()
@@ -347,6 +348,17 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 		counts[len(got)] = true
 		kept.mu.Lock()
 		held := kept.scratch != nil && kept.scratch.work != nil
+		if sc := kept.scratch; sc != nil && sc.keptAt == sc.writes && sc.keptVol == kept.volGen && len(sc.temps) == len(kept.zones.all()) {
+			// What the step kept is what the zones hold.
+			for i, z := range kept.zones.all() {
+				tv, il := z.Variables[VarTemperature], z.Variables[VarIlluminance]
+				if sc.temps[i] != min(max(tv, MinRealisticTemperature), MaxRealisticTemperature) || math.Float64bits(sc.illum[i]) != math.Float64bits(il) {
+					kept.mu.Unlock()
+					t.Fatalf("step %d: zone %s holds %v K, %v lx; the step kept %v K, %v lx", step, z.ID, tv, il, sc.temps[i], sc.illum[i])
+				}
+			}
+			keptSteps++
+		}
 		kept.mu.Unlock()
 		if held && len(got) <= stackZones {
 			t.Fatalf("step %d: a home of %d zones keeps the slices of a larger one", step, len(got))
@@ -361,6 +373,9 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 		if !counts[n] {
 			t.Errorf("no step with %d zones", n)
 		}
+	}
+	if keptSteps < 300 {
+		t.Errorf("only %d steps kept the zones' temperatures and illuminances", keptSteps)
 	}
 }
 

@@ -216,8 +216,7 @@ func (x *zoneIndex) insert(d *device, z *Zone) {
 	e := x.entry(z)
 	e.devices = insertByN(e.devices, d)
 	if d.watchesPersons() {
-		i, _ := slices.BinarySearchFunc(e.watchers, d.n, byN)
-		e.watchers = slices.Insert(e.watchers, i, watcherOf(d))
+		e.watchers = insertByN(e.watchers, watcherOf(d))
 		e.watch |= d.watch
 	}
 	e.summed = false
@@ -241,14 +240,11 @@ type watcher struct {
 // watcherOf returns what a zone files of d.
 func watcherOf(d *device) watcher { return watcher{d: d, key: d.n<<8 | uint64(d.watch)} }
 
-// n returns the watcher's creation number.
-func (w watcher) n() uint64 { return w.key >> 8 }
+// num returns the watcher's creation number.
+func (w watcher) num() uint64 { return w.key >> 8 }
 
 // watch returns what the watcher needs to be told of.
 func (w watcher) watch() personsNeed { return personsNeed(w.key) }
-
-// byN orders watchers by creation number.
-func byN(w watcher, n uint64) int { return cmp.Compare(w.n(), n) }
 
 // personsNeed says which of the persons' moves in its zone a device's
 // Persons behaviour must be told of; 0 for a device that watches no
@@ -276,35 +272,43 @@ func (x *zoneIndex) rewatch(d *device) {
 	if e == nil {
 		return
 	}
-	if i, ok := slices.BinarySearchFunc(e.watchers, d.n, byN); ok {
+	if i, ok := findByN(e.watchers, d.n); ok {
 		e.watchers[i] = watcherOf(d)
 		e.watch |= d.watch
 	}
 }
 
-// findByN returns where the device of creation number n is, or would be,
+// numbered is what a zone's entry files in creation order: its devices,
+// its watchers.
+type numbered interface{ num() uint64 }
+
+// num returns the device's creation number.
+func (d *device) num() uint64 { return d.n }
+
+// findByN returns where the entity of creation number n is, or would be,
 // in list, kept in creation order, and whether it is there.
-func findByN(list []*device, n uint64) (int, bool) {
-	return slices.BinarySearchFunc(list, n, func(e *device, n uint64) int { return cmp.Compare(e.n, n) })
+func findByN[T numbered](list []T, n uint64) (int, bool) {
+	return slices.BinarySearchFunc(list, n, func(e T, n uint64) int { return cmp.Compare(e.num(), n) })
 }
 
-// insertByN inserts d in list, kept in creation order.
-func insertByN(list []*device, d *device) []*device {
-	i, _ := findByN(list, d.n)
-	return slices.Insert(list, i, d)
+// insertByN inserts v in list, kept in creation order.
+func insertByN[T numbered](list []T, v T) []T {
+	i, _ := findByN(list, v.num())
+	return slices.Insert(list, i, v)
 }
 
-// deleteByN removes d from list, kept in creation order.
-func deleteByN(list []*device, d *device) []*device {
-	i, ok := findByN(list, d.n)
+// deleteByN removes the entity of creation number n from list, kept in
+// creation order, and reports whether it was there.
+func deleteByN[T numbered](list []T, n uint64) ([]T, bool) {
+	i, ok := findByN(list, n)
 	if !ok {
-		return list
+		return list, false
 	}
 	list = slices.Delete(list, i, i+1)
 	if len(list) == 0 {
-		return nil // the array goes
+		return nil, true // the array goes
 	}
-	return list
+	return list, true
 }
 
 // delete removes d from z; nothing when z has no entry (it was deleted).
@@ -313,12 +317,9 @@ func (x *zoneIndex) delete(d *device, z *Zone) {
 	if e == nil {
 		return
 	}
-	e.devices = deleteByN(e.devices, d)
-	if i, ok := slices.BinarySearchFunc(e.watchers, d.n, byN); ok {
-		e.watchers = slices.Delete(e.watchers, i, i+1)
-		if len(e.watchers) == 0 {
-			e.watchers = nil // the array goes
-		}
+	e.devices, _ = deleteByN(e.devices, d.n)
+	var ok bool
+	if e.watchers, ok = deleteByN(e.watchers, d.n); ok {
 		e.watch = 0
 		for _, w := range e.watchers {
 			e.watch |= w.watch()

@@ -60,9 +60,9 @@ func TestZoneIndex(t *testing.T) {
 			var need personsNeed
 			for _, w := range e.watchers {
 				watching[z.ID] = append(watching[z.ID], w.d.ID)
-				if w.n() != w.d.n || w.watch() != w.d.watch || w.watch()&^needEveryMove != w.d.entry.persons&^needEveryMove { // RestoreDerived may add needEveryMove
+				if w.num() != w.d.n || w.watch() != w.d.watch || w.watch()&^needEveryMove != w.d.entry.persons&^needEveryMove { // RestoreDerived may add needEveryMove
 					t.Fatalf("step %d: zone %s files watcher %s as number %d needing %b, not %d needing %b (its kind: %b)",
-						step, z.ID, w.d.ID, w.n(), w.watch(), w.d.n, w.d.watch, w.d.entry.persons)
+						step, z.ID, w.d.ID, w.num(), w.watch(), w.d.n, w.d.watch, w.d.entry.persons)
 				}
 				need |= w.watch()
 			}
@@ -360,7 +360,7 @@ func TestHeatCellsGoWithTheirZones(t *testing.T) {
 			zone := fmt.Sprintf("z%d", r.IntN(6))
 			device := fmt.Sprintf("d%d", r.IntN(12))
 			x, y := r.IntN(400), r.IntN(400)
-			switch op := r.IntN(12); op {
+			switch op := r.IntN(13); op {
 			case 0, 1, 2:
 				if _, err := h.CreateZone(ZoneSpec{ID: zone, LeftX: x, TopY: y, RightX: x + r.IntN(200), BottomY: y + r.IntN(200)}); err == nil && h == kept && step > 0 {
 					recreated++
@@ -387,6 +387,13 @@ func TestHeatCellsGoWithTheirZones(t *testing.T) {
 				if r.IntN(20) == 0 {
 					h.Reset()
 				}
+			case 12: // a temperature set by hand or removed: the next update starts from it
+				v := 270 + r.Float64()*40
+				vars := map[string]*float64{VarTemperature: &v}
+				if r.IntN(4) == 0 {
+					vars[VarTemperature] = nil
+				}
+				h.UpdateZone(zone, ZoneUpdate{Variables: vars})
 			}
 		}
 		fresh.mu.Lock()
@@ -418,6 +425,11 @@ func TestHeatCellsGoWithTheirZones(t *testing.T) {
 			}
 			if e.heat != nil && e.heat.z != z {
 				bad = append(bad, fmt.Sprintf("zone %s's entry has the cell of zone %s", z.ID, e.heat.z.ID))
+			}
+			if c := e.heat; c != nil && c.synced && !c.dirty {
+				if v, ok := z.Variables[VarTemperature]; !ok || math.Float64bits(v) != math.Float64bits(c.temp()) {
+					bad = append(bad, fmt.Sprintf("zone %s holds %v (set: %t), its cell says it holds %v", z.ID, v, ok, c.temp()))
+				}
 			}
 		})
 		for _, d := range h.devices.all() {

@@ -18,8 +18,9 @@ import (
 	"unicode/utf8"
 )
 
-// maxDepth bounds the nesting of arrays and objects, as encoding/json does.
-const maxDepth = 10000
+// MaxDepth bounds the nesting of arrays and objects, as encoding/json does:
+// deeper is an error.
+const MaxDepth = 10000
 
 // Append appends v as JSON to b, as encoding/json writes it.
 func Append(b []byte, v any) ([]byte, error) {
@@ -27,7 +28,7 @@ func Append(b []byte, v any) ([]byte, error) {
 }
 
 func appendDepth(b []byte, v any, depth int) ([]byte, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return b, errors.New("json: nested too deep")
 	}
 	switch v := v.(type) {
@@ -259,7 +260,7 @@ func Parse(data []byte) (any, error) {
 
 // Value reads a value at depth (nesting so far).
 func (p *Parser) Value(depth int) (any, error) {
-	if depth > maxDepth {
+	if depth > MaxDepth {
 		return nil, p.Errorf("nested too deep")
 	}
 	p.Space()

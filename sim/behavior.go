@@ -72,7 +72,9 @@ type Behavior struct {
 	// PresenceSensor's while its zone stays as empty or as occupied as it
 	// was, a Camera's while its zone's count stays the same, a
 	// MotionSensor's while nobody observes the home), which spares a large
-	// home reading every sensor of a zone at each step of a person.
+	// home reading every sensor of a zone at each step of a person; a
+	// PresenceSensor's, too, while nobody observes the home: what it
+	// senses is then read from its zone when the sensor is read.
 	Persons func(c *DeviceContext, m PersonMotion)
 	// Changed runs after a client (the API, a script, a chain) changed the
 	// device, with its properties before the change.
@@ -122,6 +124,12 @@ type DeviceContext struct {
 // must not keep it, see DeviceContext). Calls nest (a behaviour's change
 // can run another's), so the list holds as many as the deepest nesting.
 func (h *Home) contextLocked(d *device, live bool) *DeviceContext {
+	if d.sensesOccupancy() && !h.watchedLocked() {
+		// What it stores may lag its zone (see device.sensesOccupancy):
+		// its behaviour starts from what it reads, as it would have had
+		// the moves called it.
+		d.props.set(PropSensedPresence, h.occupiedLocked(d.zone))
+	}
 	if n := len(h.contexts); n > 0 {
 		c := h.contexts[n-1]
 		h.contexts = h.contexts[:n-1]
@@ -186,7 +194,7 @@ func (c *DeviceContext) Set(name string, v any) error {
 	if c.live {
 		recount := c.d.refresh()
 		if c.h.watchedLocked() {
-			s := c.d.snapshot()
+			s := c.d.snapshot(c.h)
 			t := EventDevicePropertyUpdated
 			if !had {
 				t = EventDevicePropertyAdded
@@ -291,7 +299,7 @@ func (c *DeviceContext) Device(id string) (Device, bool) {
 	if !ok {
 		return Device{}, false
 	}
-	return d.snapshot(), true
+	return d.snapshot(c.h), true
 }
 
 // Consumption returns the electric power, in watts, that the device with
@@ -311,7 +319,7 @@ func (c *DeviceContext) Emit(data any) {
 	if c.d.faulty || !c.h.watchedLocked() {
 		return
 	}
-	s := c.d.snapshot()
+	s := c.d.snapshot(c.h)
 	c.h.publishLocked(Event{Type: EventDeviceEvent, DeviceID: c.d.ID, Device: &s, Value: data})
 }
 

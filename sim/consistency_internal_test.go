@@ -119,7 +119,9 @@ func TestHomeConsistent(t *testing.T) {
 //   - each zone's sums and person count;
 //   - each zone's Noise, Illuminance and Electricity, against its devices,
 //     as renoiseLocked, relightShapedLocked and meterLocked define them;
-//   - each working sensor's readings, against its zone's variables;
+//   - each working sensor's readings, against its zone's variables, and
+//     what a presence sensor stores of its zone's occupancy in a watched
+//     home;
 //   - the derived properties: running every device's Derive again must
 //     change nothing.
 //
@@ -341,7 +343,7 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 				continue
 			}
 			if props == nil {
-				props = d.snapshot().Properties
+				props = d.snapshot(h).Properties
 			}
 			var want any = spec.outside()
 			if d.zone != nil {
@@ -356,15 +358,26 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 			}
 		}
 	}
+	// What a presence sensor that reads its zone's occupancy stores, while
+	// the home is watched: what it reads, which its next event starts
+	// from (see syncOccupancyLocked).
+	for _, d := range h.devices.all() {
+		if !d.sensesOccupancy() || !h.watchedLocked() {
+			continue
+		}
+		if v, _ := d.props.get(PropSensedPresence); v != h.occupiedLocked(d.zone) {
+			report("device %s (%s) in %s: stores %s %v in a watched home, reads %v", d.ID, d.entry.typ, id(d.zone), PropSensedPresence, v, h.occupiedLocked(d.zone))
+		}
+	}
 	// The derived properties: running Derive again changes nothing.
 	for _, d := range h.devices.all() {
 		if !settled && d.kind.Behavior.Tick != nil {
 			continue // it may lag its zone until its next tick
 		}
-		before := d.snapshot().Properties
+		before := d.snapshot(h).Properties
 		if h.deriveLocked(d) {
 			report("device %s (%s) in %s: Derive changes its properties (-kept +derived):\n%s", d.ID, d.entry.typ, id(d.zone),
-				gocmp.Diff(before, d.snapshot().Properties))
+				gocmp.Diff(before, d.snapshot(h).Properties))
 		}
 	}
 	return bad

@@ -107,19 +107,20 @@ func (d *device) view(v *Device) {
 	}
 }
 
-// snapshot returns the device as clients see it, with its live readings.
-func (d *device) snapshot() Device {
+// snapshot returns the device of home h as clients see it, with its live
+// readings.
+func (d *device) snapshot(h *Home) Device {
 	var c Device
 	d.view(&c)
 	c.Services = slices.Clone(c.Services)
-	c.Properties = d.snapshotProperties()
+	c.Properties = d.snapshotProperties(h)
 	return c
 }
 
-// snapshotProperties returns the device's properties as clients see them,
-// with its live readings: a deep copy.
-func (d *device) snapshotProperties() map[string]any {
-	p := Props{d, true}
+// snapshotProperties returns the properties of the device of home h as
+// clients see them, with its live readings: a deep copy.
+func (d *device) snapshotProperties(h *Home) map[string]any {
+	p := Props{d, h}
 	m := make(map[string]any, p.Len())
 	for i := range p.Len() {
 		k, v := p.At(i)
@@ -130,7 +131,7 @@ func (d *device) snapshotProperties() map[string]any {
 
 // withReadings returns a copy of d whose properties hold its live readings
 // (as a snapshot's do): what a Changed behaviour sees of the device before
-// a change.
+// a change. (A device that reads its zone's occupancy has no Changed.)
 func (d *device) withReadings() *device {
 	c := *d
 	c.props = d.props.clone()
@@ -250,7 +251,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	h.publishDeviceLocked(EventDeviceAdded, d)
 	h.startTimersLocked(d)
 	h.settleDeviceLocked(d, nil, true)
-	return d.snapshot(), nil
+	return d.snapshot(h), nil
 }
 
 // Device returns the device with the given id, or an error of kind
@@ -262,7 +263,7 @@ func (h *Home) Device(id string) (Device, error) {
 	if err != nil {
 		return Device{}, err
 	}
-	return d.snapshot(), nil
+	return d.snapshot(h), nil
 }
 
 // deviceLocked returns device id, or an error of kind [ErrNotFound]; h.mu
@@ -282,7 +283,7 @@ func (h *Home) Devices() []Device {
 	all := h.devices.all()
 	out := make([]Device, len(all))
 	for i, d := range all {
-		out[i] = d.snapshot()
+		out[i] = d.snapshot(h)
 	}
 	return out
 }
@@ -302,7 +303,7 @@ func (h *Home) EachDevice(fn func(d *Device, props Props)) {
 	defer h.mu.RUnlock()
 	for _, d := range h.devices.all() {
 		d.view(v)
-		fn(v, Props{d, true})
+		fn(v, Props{d, h})
 	}
 }
 
@@ -331,7 +332,7 @@ func (h *Home) ViewDevice(id string, fn func(d *Device, props Props)) error {
 	v := views.Get().(*Device)
 	defer putView(v)
 	d.view(v)
-	fn(v, Props{d, true})
+	fn(v, Props{d, h})
 	return nil
 }
 
@@ -350,7 +351,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 	h.placeDeviceLocked(next)
 	next.refresh()
 
-	old, from := cur.snapshot(), cur.zone
+	old, from := cur.snapshot(h), cur.zone
 	changed := cur.kind.Behavior.Changed
 	var before *device
 	if changed != nil {
@@ -366,7 +367,7 @@ func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
 		changed(c, Props{d: before})
 		h.releaseContextLocked(c)
 	}
-	return cur.snapshot(), nil
+	return cur.snapshot(h), nil
 }
 
 // ValidateDeviceUpdate reports the error UpdateDevice(id, u) would return
@@ -617,7 +618,7 @@ func (h *Home) placeDeviceLocked(d *device) bool {
 func (h *Home) publishDeviceLocked(t EventType, d *device) {
 	e := Event{Type: t, DeviceID: d.ID}
 	if h.watchedLocked() {
-		s := d.snapshot()
+		s := d.snapshot(h)
 		e.Device = &s
 	}
 	h.publishLocked(e)
@@ -628,8 +629,8 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 	if !h.watchedLocked() {
 		return
 	}
-	cur := d.snapshot()
-	snap := func() *Device { s := d.snapshot(); return &s }
+	cur := d.snapshot(h)
+	snap := func() *Device { s := d.snapshot(h); return &s }
 	if old.PositionX != int(d.PositionX) || old.PositionY != int(d.PositionY) {
 		h.publishLocked(Event{Type: EventDevicePositionUpdate, DeviceID: d.ID, Device: snap()})
 	}

@@ -110,6 +110,7 @@ func (h *Home) Subscribe(buffer int) *Subscription {
 	ch := make(chan Event, buffer)
 	s := &Subscription{C: ch, ch: ch, home: h}
 	h.mu.Lock()
+	h.watchStartsLocked()
 	h.subs = append(h.subs, s)
 	h.mu.Unlock()
 	return s
@@ -139,6 +140,15 @@ func (h *Home) dropLocked(s *Subscription, err error) {
 	h.subs = slices.Delete(h.subs, i, i+1)
 	s.err = err
 	close(s.ch)
+}
+
+// watchStartsLocked readies the home for an observer or a subscription
+// about to start: if none ran, what the home left unsaid while nobody
+// watched is brought up to date (see syncOccupancyLocked).
+func (h *Home) watchStartsLocked() {
+	if !h.watchedLocked() {
+		h.syncOccupancyLocked()
+	}
 }
 
 // watchedLocked reports whether anyone receives events, so that callers can
@@ -177,6 +187,7 @@ func (h *Home) Tap(fn func(Event)) (seq uint64, stop func()) {
 	t := &observer{fn: fn, tap: true}
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.watchStartsLocked()
 	h.observers = append(slices.Clip(h.observers), t)
 	h.taps++
 	return h.seq, func() {
@@ -230,6 +241,7 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 	}
 	o := &observer{fn: fn}
 	h.mu.Lock()
+	h.watchStartsLocked()
 	o.after = h.seq
 	// The list of observers is replaced, never changed in place, so that
 	// deliver can call those of the moment without copying the list.
@@ -245,7 +257,7 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 			add(Event{Type: EventZoneAdded, ZoneID: z.ID, Zone: &c})
 		}
 		for _, d := range h.devices.all() {
-			s := d.snapshot()
+			s := d.snapshot(h)
 			add(Event{Type: EventDeviceAdded, DeviceID: d.ID, Device: &s})
 		}
 		for _, p := range h.persons.all() {

@@ -109,7 +109,7 @@ func (h *Home) relocateLocked(areas ...Zone) {
 		from := d.zone
 		var old Device
 		if watched {
-			old = d.snapshot()
+			old = d.snapshot(h)
 		}
 		changed := h.placeDeviceLocked(d)
 		d.refresh() // what its Derive set may change what it gives its zone, as after a creation or an update

@@ -107,6 +107,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	to, _ := h.placePersonLocked(p)
 	h.persons.add(p.ID, p)
 	h.countPersonLocked(nil, to)
+	h.countingPersonsLocked() // past scanned persons, counted: see occupiedLocked
 	h.publishPersonLocked(EventPersonAdded, p)
 	h.personMovedLocked(p, LocationUnknown, nil, to, true, false)
 	return *p, nil
@@ -222,6 +223,46 @@ func (h *Home) personsInLocked(z *Zone) int {
 		return n
 	}
 	return h.inZone.lookup(z).personCount()
+}
+
+// occupiedLocked reports whether anyone is in zone z (nil: no one), as
+// personsInLocked(z) > 0 does, without changing the home: readers ask it
+// under the read lock (see device.sensesOccupancy). A home that does not
+// count its persons by zone has at most scanned of them (CreatePerson
+// starts the counts past that), so the walk stays short.
+func (h *Home) occupiedLocked(z *Zone) bool {
+	if z == nil {
+		return false
+	}
+	if h.personsCounted {
+		return h.inZone.lookup(z).personCount() > 0
+	}
+	for _, p := range h.persons.all() {
+		if p.Location == z.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// syncOccupancyLocked stores in each PresenceSensor that reads its zone's
+// occupancy (see device.sensesOccupancy) what it reads. The moves of a
+// home nobody watches call none of them, so what they store may lag;
+// once watched, each is called when its zone becomes empty or occupied,
+// and publishes the change from what it stores. Call it before the first
+// observer or subscription starts.
+func (h *Home) syncOccupancyLocked() {
+	h.inZone.each(func(z *Zone, e *zoneEntry) {
+		if e.watch&needOccupancy == 0 {
+			return
+		}
+		occupied := h.occupiedLocked(z)
+		for _, w := range e.watchers {
+			if w.d.sensesOccupancy() {
+				w.d.props.set(PropSensedPresence, occupied)
+			}
+		}
+	})
 }
 
 // countingPersonsLocked reports whether the home counts its persons by

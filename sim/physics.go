@@ -506,7 +506,7 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 			if _, frozen := d.frozen[spec.Name]; frozen {
 				continue
 			}
-			s := d.snapshot()
+			s := d.snapshot(h)
 			h.publishLocked(Event{Type: EventDevicePropertyUpdated, DeviceID: d.ID, Device: &s,
 				Property: spec.Name, Value: s.Properties[spec.Name], OldValue: old})
 		}
@@ -634,12 +634,13 @@ func (h *Home) moveConcernsLocked(z *Zone, crossed bool, occupied int) ([]watche
 		return nil, 0
 	}
 	need := needEveryMove
-	if h.watchedLocked() {
+	watched := h.watchedLocked()
+	if watched {
 		need |= needWatched
 	}
 	if crossed {
 		need |= needCount
-		if e.watch&needOccupancy != 0 && h.personsInLocked(z) == occupied {
+		if watched && e.watch&needOccupancy != 0 && h.personsInLocked(z) == occupied {
 			need |= needOccupancy
 		}
 	}

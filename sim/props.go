@@ -292,22 +292,28 @@ func (p props) clone() props {
 //
 // The Props of [Home.EachDevice] and [Home.ViewDevice] show the device as
 // a snapshot does: a sensor's properties that follow a variable of its
-// zone hold its reading. A behaviour's ([DeviceContext.Props], the old
-// properties of Changed) hold what the device stores.
+// zone hold its reading, as does a PresenceSensor's sensed presence. A
+// behaviour's ([DeviceContext.Props], the old properties of Changed) hold
+// what the device stores.
 type Props struct {
-	d    *device
-	live bool // readings in place of the stored values
+	d *device
+	h *Home // set: the live view, readings in place of the stored values
 }
 
-// stored returns the value of d's j-th stored property, or, when live,
-// its reading if it follows a zone variable.
+// stored returns the value of d's j-th stored property, or, in the live
+// view, its reading if it follows a zone variable or its zone's occupancy.
 func (p Props) stored(j int) any {
-	if p.live && p.d.follows {
-		name := p.d.props.names.s[j]
-		for _, spec := range p.d.kind.Properties {
-			if spec.Follows != "" && spec.Name == name {
-				return p.d.reading(spec)
+	if p.h != nil {
+		if p.d.follows {
+			name := p.d.props.names.s[j]
+			for _, spec := range p.d.kind.Properties {
+				if spec.Follows != "" && spec.Name == name {
+					return p.d.reading(spec)
+				}
 			}
+		}
+		if p.d.sensesOccupancy() && p.d.props.names.s[j] == PropSensedPresence {
+			return p.h.occupiedLocked(p.d.zone)
 		}
 	}
 	return p.d.props.vals[j]

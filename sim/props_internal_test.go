@@ -81,6 +81,7 @@ func checkProps(t *testing.T, p *props, want map[string]any) {
 // order, whatever names sort around the latter, as its snapshot does.
 func TestPropsView(t *testing.T) {
 	zone := &Zone{ID: "hall"}
+	h := new(Home) // the live view's home: none of these devices reads it
 	for _, stored := range [][]string{
 		nil,
 		{"a"},
@@ -104,7 +105,7 @@ func TestPropsView(t *testing.T) {
 					want[PropLocation] = zone.ID
 				}
 				name := fmt.Sprintf("%v/zoned=%v/faulty=%v", stored, zoned, faulty)
-				view := Props{d, true}
+				view := Props{d, h}
 				if view.Len() != len(want) {
 					t.Errorf("%s: Len() = %d, want %d", name, view.Len(), len(want))
 				}
@@ -130,7 +131,7 @@ func TestPropsView(t *testing.T) {
 				if _, ok := view.Get(PropLocation); ok != zoned {
 					t.Errorf("%s: Get(Location) reports %v", name, ok)
 				}
-				if diff := cmp.Diff(want, d.snapshotProperties()); diff != "" {
+				if diff := cmp.Diff(want, d.snapshotProperties(h)); diff != "" {
 					t.Errorf("%s: snapshot's properties (-want +got):\n%s", name, diff)
 				}
 			}

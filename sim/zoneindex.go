@@ -262,8 +262,20 @@ const (
 	needEveryMove personsNeed = 1 << iota // every move: any behaviour but the three below
 	needWatched                           // while the home is watched: emits an event only (MotionSensor)
 	needCount                             // when a person entered or left: reads the zone's count (Camera)
-	needOccupancy                         // when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor)
+	needOccupancy                         // while the home is watched, when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor; see device.sensesOccupancy)
 )
+
+// sensesOccupancy reports whether what the device senses of persons is
+// read from its zone when it is read, not from what it stores: it is a
+// built-in PresenceSensor (its sensed presence is whether anyone is in its
+// zone, false outside every zone), not faulty (a faulty one keeps what it
+// sensed), told only when its zone becomes empty or occupied (one that
+// RestoreDerived set to other than what its zone holds is told of every
+// move, and reads what it stores). A home nobody watches does not call
+// it at its zone's moves: what it stores may lag until a behaviour call
+// (see Home.contextLocked) or an observer (see Home.syncOccupancyLocked)
+// brings it up to date.
+func (d *device) sensesOccupancy() bool { return d.watch == needOccupancy && !d.faulty }
 
 // rewatch files anew what d, a watcher of persons, needs to be told of,
 // after it changed (see Home.RestoreDerived).

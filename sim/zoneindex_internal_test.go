@@ -89,6 +89,9 @@ func TestZoneIndex(t *testing.T) {
 				t.Fatalf("step %d: zone %s: sums %+v kept, %+v now", step, z.ID, cached, fresh)
 			}
 		})
+		if !h.personsCounted && len(h.persons.all()) > scanned {
+			t.Fatalf("step %d: %d persons not counted by zone: a reader would walk them all", step, len(h.persons.all()))
+		}
 		if h.personsCounted {
 			counted++
 		}
@@ -111,6 +114,11 @@ func TestZoneIndex(t *testing.T) {
 		}
 		if n := h.personsInLocked(nil); n != 0 {
 			t.Fatalf("step %d: %d persons counted in no zone", step, n)
+		}
+		for _, z := range h.zones.all() {
+			if got := h.occupiedLocked(z); got != (at[z.ID] > 0) {
+				t.Fatalf("step %d: zone %s occupied: %v, holds %d persons", step, z.ID, got, at[z.ID])
+			}
 		}
 		if h.personsCounted {
 			kept, total := 0, 0

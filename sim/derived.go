@@ -90,6 +90,7 @@ func (h *Home) RestoreDerived(id string, props map[string]any) error {
 		// anyone in its zone. It is told of every move from now on.
 		d.watch |= needEveryMove
 		h.inZone.rewatch(d)
+		h.unwatchedMoves = true
 	}
 	return nil
 }

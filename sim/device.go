@@ -248,6 +248,7 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	d = h.slab.device(e, d)
 	h.devices.add(d.ID, d)
 	h.inZone.add(d)
+	h.unwatchedMoves = h.unwatchedMoves || d.watch.unwatched()
 	h.publishDeviceLocked(EventDeviceAdded, d)
 	h.startTimersLocked(d)
 	h.settleDeviceLocked(d, nil, true)

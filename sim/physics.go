@@ -588,7 +588,7 @@ func (h *Home) personMovedLocked(p *Person, from string, fromZ, toZ *Zone, moved
 		to = LocationUnknown
 	}
 	crossed := from != to
-	if !crossed && !moved {
+	if !crossed && !moved || !h.unwatchedMoves && !h.watchedLocked() {
 		return
 	}
 	a, needA := h.moveConcernsLocked(fromZ, crossed, 0)

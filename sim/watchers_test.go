@@ -303,3 +303,35 @@ func TestWatchersAfterRestoreDerived(t *testing.T) {
 		}
 	}
 }
+
+// TestPresenceSensorRestoredAlone checks a PresenceSensor that
+// RestoreDerived set to other than what its zone holds, in a home nobody
+// watches and where no other device watches persons: it reads what was
+// set, then the next move of a person in its zone sets it right.
+func TestPresenceSensorRestoredAlone(t *testing.T) {
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CreateDevice(sim.DeviceSpec{ID: "sensor", Type: "PresenceSensor", PositionX: ptr(10), PositionY: ptr(10)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CreatePerson(sim.PersonSpec{ID: "p", Type: "Woman", PositionX: ptr(50), PositionY: ptr(50)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := prop(t, h, "sensor", sim.PropSensedPresence); got != true {
+		t.Fatalf("with a person in its zone the sensor reads %v", got)
+	}
+	if err := h.RestoreDerived("sensor", map[string]any{sim.PropSensedPresence: false}); err != nil {
+		t.Fatal(err)
+	}
+	if got := prop(t, h, "sensor", sim.PropSensedPresence); got != false {
+		t.Fatalf("restored to false, the sensor reads %v", got)
+	}
+	if _, err := h.UpdatePerson("p", sim.PersonUpdate{PositionX: ptr(51)}); err != nil { // within the room
+		t.Fatal(err)
+	}
+	if got := prop(t, h, "sensor", sim.PropSensedPresence); got != true {
+		t.Errorf("after a move in its zone the sensor reads %v, want true", got)
+	}
+}

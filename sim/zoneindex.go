@@ -265,6 +265,12 @@ const (
 	needOccupancy                         // while the home is watched, when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor; see device.sensesOccupancy)
 )
 
+// unwatched reports whether a move may concern a watcher needing n in a
+// home nobody watches. Until the home has had such a device (see
+// Home.unwatchedMoves), a move in a home not watched reads no zone's entry
+// of the zone index: a cache miss each in a large home.
+func (n personsNeed) unwatched() bool { return n&(needEveryMove|needCount) != 0 }
+
 // sensesOccupancy reports whether what the device senses of persons is
 // read from its zone when it is read, not from what it stores: it is a
 // built-in PresenceSensor (its sensed presence is whether anyone is in its

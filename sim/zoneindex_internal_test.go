@@ -41,13 +41,20 @@ func TestZoneIndex(t *testing.T) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		want, wantWatching := map[string][]string{}, map[string][]string{}
+		moving := 0 // devices in a zone that a move may concern while the home is not watched
 		for _, d := range h.devices.all() {
 			if d.zone != nil {
 				want[d.zone.ID] = append(want[d.zone.ID], d.ID)
 				if d.kind.Behavior.Persons != nil { // by the kind, not by watchesPersons
 					wantWatching[d.zone.ID] = append(wantWatching[d.zone.ID], d.ID)
 				}
+				if d.watch.unwatched() {
+					moving++
+				}
 			}
+		}
+		if moving > 0 && !h.unwatchedMoves {
+			t.Fatalf("step %d: %d devices in a zone that a move concerns while the home is not watched, and the home says none", step, moving)
 		}
 		got, watching := map[string][]string{}, map[string][]string{}
 		h.inZone.each(func(z *Zone, e *zoneEntry) {

@@ -60,9 +60,8 @@ func (h *Home) OwnDerived() map[string]map[string]any {
 // zone holds is set right at the next move of a person in its zone, as
 // its behaviour would.
 func (h *Home) RestoreDerived(id string, props map[string]any) error {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	d, err := h.deviceLocked(id)
 	if err != nil {
 		return err

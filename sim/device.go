@@ -224,9 +224,8 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	d.PositionX, d.PositionY = int32(x), int32(y) // checked: within ±MaxCoordinate
 	d.unplaced = spec.PositionX == nil && spec.PositionY == nil
 
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	if _, ok := h.devices.get(d.ID); ok {
 		return Device{}, conflictf("device %q already exists", d.ID)
 	}
@@ -342,9 +341,8 @@ func (h *Home) ViewDevice(id string, fn func(d *Device, props Props)) error {
 // bad value is an error of kind [ErrInvalid], a location naming no zone
 // [ErrNotFound], and either leaves the device as it was.
 func (h *Home) UpdateDevice(id string, u DeviceUpdate) (Device, error) {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	cur, next, err := h.prepareDeviceUpdateLocked(id, u)
 	if err != nil {
 		return Device{}, err
@@ -448,9 +446,8 @@ func (h *Home) prepareDeviceUpdateLocked(id string, u DeviceUpdate) (cur, next *
 // DeleteDevice removes a device. An unknown id is an error of kind
 // [ErrNotFound].
 func (h *Home) DeleteDevice(id string) error {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	d, err := h.deviceLocked(id)
 	if err != nil {
 		return err

@@ -134,9 +134,8 @@ func (h *Home) environmentLocked() Environment {
 // changes nothing. In the realistic model the change acts at once on the
 // daylight and from the next step on the temperatures.
 func (h *Home) UpdateEnvironment(u EnvironmentUpdate) (Environment, error) {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	next, err := h.env.apply(u, h.physics, h.env.temperature(h.nowLocked()))
 	if err != nil {
 		return Environment{}, err

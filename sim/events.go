@@ -265,8 +265,7 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 			add(Event{Type: EventPersonAdded, PersonID: p.ID, Person: &c})
 		}
 	}
-	h.mu.Unlock()
-	h.deliver()
+	h.unlockChange()
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -277,10 +276,21 @@ func (h *Home) observe(fn func(Event), current bool) (stop func()) {
 	}
 }
 
-// deliver hands the pending events to the observers, unless a delivery is
-// already running (which will deliver them). Call it without the lock.
+// deliver hands the pending events to the observers, as unlockChange
+// does. Call it without the lock.
 func (h *Home) deliver() {
 	h.mu.Lock()
+	h.unlockChange()
+}
+
+// unlockChange ends a change begun with lockChange (or any holding of the
+// lock for writing): it hands the pending events to the observers, unless
+// a delivery is already running (which will deliver them), releasing the
+// lock around each observer's call, and releases the lock. A change that
+// left none (nobody observes the home, say) only releases it: taking the
+// lock again to find nothing to deliver was a third of a person's move in
+// a small home.
+func (h *Home) unlockChange() {
 	if h.delivering || len(h.outbox) == 0 {
 		h.mu.Unlock()
 		return

@@ -183,6 +183,7 @@ func (h *Home) nowLocked() int64 {
 
 // lockChange takes the home's lock for a change: it counts one more
 // generation first, so a copy made at the previous one is known stale.
+// End the change with unlockChange, which delivers its events.
 func (h *Home) lockChange() {
 	h.mu.Lock()
 	h.gen.Add(1)
@@ -233,9 +234,8 @@ func (h *Home) UpdateClock(u ClockUpdate) (Clock, error) {
 	if err := u.validate(h.loc); err != nil {
 		return Clock{}, err
 	}
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	return h.setClockLocked(u), nil
 }
 
@@ -266,9 +266,8 @@ func (h *Home) setClockLocked(u ClockUpdate) Clock {
 
 // Reset removes every zone, device and person; the clock is kept.
 func (h *Home) Reset() {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	// Each list is emptied at once, after its events: removing its entities
 	// one by one would shift the rest of the list at each, a quadratic
 	// reset of a big home.

@@ -98,9 +98,8 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	if err := setPosition(&p.PositionX, &p.PositionY, spec.PositionX, spec.PositionY); err != nil {
 		return Person{}, err
 	}
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	if _, ok := h.persons.get(p.ID); ok {
 		return Person{}, conflictf("person %q already exists", p.ID)
 	}
@@ -141,9 +140,8 @@ func (h *Home) Persons() []Person {
 // after it. A position wins over a location; a location naming no zone is an
 // error of kind [ErrNotFound]. On error nothing changes.
 func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	cur, ok := h.persons.get(id)
 	if !ok {
 		return Person{}, notFoundf("person %q does not exist", truncate(id))
@@ -189,9 +187,8 @@ func (h *Home) UpdatePerson(id string, u PersonUpdate) (Person, error) {
 // DeletePerson removes a person. An unknown id is an error of kind
 // [ErrNotFound].
 func (h *Home) DeletePerson(id string) error {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	p, ok := h.persons.get(id)
 	if !ok {
 		return notFoundf("person %q does not exist", truncate(id))

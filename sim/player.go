@@ -117,9 +117,8 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 	if err != nil {
 		return ScriptInfo{}, err
 	}
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	old, exists := h.scripts.get(id)
 	if exists && old.state != ScriptStopped {
 		return ScriptInfo{}, conflictf("script %q is %s: stop it before replacing it", id, old.state)
@@ -144,9 +143,8 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 // RemoveScript removes a script from the player. Removing a running or
 // paused script is [ErrConflict]; an unknown one [ErrNotFound].
 func (h *Home) RemoveScript(id string) error {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	p, ok := h.scripts.get(id)
 	if !ok {
 		return notFoundf("script %q", id)
@@ -223,9 +221,8 @@ func (h *Home) SetScriptState(id, state string) (ScriptInfo, error) {
 	if state != ScriptStarted && state != ScriptPaused && state != ScriptStopped {
 		return ScriptInfo{}, invalidf("state must be %q, %q or %q, not %q", ScriptStarted, ScriptPaused, ScriptStopped, truncate(state))
 	}
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	p, ok := h.scripts.get(id)
 	if !ok {
 		return ScriptInfo{}, notFoundf("script %q does not exist", truncate(id))

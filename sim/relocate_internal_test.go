@@ -125,8 +125,7 @@ func TestZoneChangeRelocatesEnough(t *testing.T) {
 						}
 					}
 					h.relocateLocked(everywhere)
-					h.mu.Unlock()
-					h.deliver()
+					h.unlockChange()
 					if diff := gocmp.Diff(before, homeState(h)); diff != "" {
 						t.Fatalf("step %d: relocating everything after a zone change changed (-before +after):\n%s", step, diff)
 					}

@@ -424,9 +424,8 @@ func (h *Home) RunUntil(t time.Time) error {
 // current simulated time, and moves the clock there, stopping at the end of
 // simulated time. The home is held throughout.
 func (h *Home) runTo(target func(now int64) (int64, error)) error {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	at, err := target(h.nowLocked())
 	if err != nil {
 		return err

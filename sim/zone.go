@@ -129,9 +129,8 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 		z.Variables[k] = spec.Variables[k]
 	}
 
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	if _, ok := h.zones.get(z.ID); ok {
 		return Zone{}, conflictf("zone %q already exists", z.ID)
 	}
@@ -175,9 +174,8 @@ func (h *Home) Zones() []Zone {
 // resizing the zone relocates the devices and persons in its rectangle
 // before or after the change.
 func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	cur, ok := h.zones.get(id)
 	if !ok {
 		return Zone{}, notFoundf("zone %q does not exist", truncate(id))
@@ -283,9 +281,8 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 // DeleteZone removes a zone and relocates every device and person that was in
 // it. An unknown id is an error of kind [ErrNotFound].
 func (h *Home) DeleteZone(id string) error {
-	defer h.deliver()
 	h.lockChange()
-	defer h.mu.Unlock()
+	defer h.unlockChange()
 	if _, ok := h.zones.get(id); !ok {
 		return notFoundf("zone %q does not exist", truncate(id))
 	}

@@ -201,6 +201,9 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 		d.heat, d.light, d.consumption, d.opening, d.noise, d.flux = kept.heat, kept.light, kept.consumption, kept.opening, kept.noise, kept.flux
 		d.sensesLight, d.does = keptSenses, keptDoes
 		fresh[d] = now
+		if d.timer != nil && h.physics != PhysicsContract {
+			report("device %s (%s): a heat update timer in the %s model", d.ID, d.entry.typ, h.physics) // setVariableLocked tells heat cells in the contract model only
+		}
 		if t := d.timer; t != nil {
 			if !near(t.heatPower, now.heat) {
 				report("device %s (%s): its heat updates apply %v W, its heat is %v W", d.ID, d.entry.typ, t.heatPower, now.heat)

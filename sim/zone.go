@@ -252,7 +252,7 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	default:
 		z.Variables[name] = *v
 	}
-	if name == VarTemperature {
+	if name == VarTemperature && h.physics == PhysicsContract { // only the contract model's heat updates have cells
 		if e := h.inZone.lookup(z); e != nil && e.heat != nil {
 			e.heat.synced = false // what the zone holds is no longer what its heat cell left it
 		}

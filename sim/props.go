@@ -312,7 +312,12 @@ func (p Props) stored(j int) any {
 				}
 			}
 		}
-		if p.d.sensesOccupancy() && p.d.props.names.s[j] == PropSensedPresence {
+		if p.d.sensesOccupancy() && !p.h.watchedLocked() && p.d.props.names.s[j] == PropSensedPresence {
+			// Only while nobody watches (see device.sensesOccupancy): in
+			// a watched home what it stores is what it published, which
+			// may differ from its zone within a change (its zone deleted,
+			// whose persons left it untold; RestoreDerived setting it),
+			// and events' snapshots and OldValues must agree with it.
 			return p.h.occupiedLocked(p.d.zone)
 		}
 	}

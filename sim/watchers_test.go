@@ -256,8 +256,8 @@ func TestWatchersAfterRestoreDerived(t *testing.T) {
 				events := map[string][]string{}
 				if watched {
 					defer h.Observe(func(e sim.Event) {
-						if e.Property != "" {
-							events[e.DeviceID] = append(events[e.DeviceID], fmt.Sprintf("%s %s=%v %v", e.Type, e.Property, e.Value, e.OldValue))
+						if e.Property != "" { // with what the event's device holds of it
+							events[e.DeviceID] = append(events[e.DeviceID], fmt.Sprintf("%s %s=%v %v (device: %v)", e.Type, e.Property, e.Value, e.OldValue, e.Device.Properties[e.Property]))
 						}
 					})()
 				}
@@ -333,5 +333,142 @@ func TestPresenceSensorRestoredAlone(t *testing.T) {
 	}
 	if got := prop(t, h, "sensor", sim.PropSensedPresence); got != true {
 		t.Errorf("after a move in its zone the sensor reads %v, want true", got)
+	}
+}
+
+// TestWatchersOfDeletedZone checks the built-in watchers of persons of an
+// occupied zone deleted in a watched home: its persons leave it as it goes,
+// without telling the devices still filed there, and each device, placed
+// again (in no zone, an empty zone, an occupied one), publishes what it
+// senses there from what it had published before, as a registered twin
+// does.
+func TestWatchersOfDeletedZone(t *testing.T) {
+	for _, typ := range []string{"PresenceSensor", "Camera"} {
+		for _, to := range []string{"no zone", "an empty zone", "an occupied zone"} {
+			t.Run(typ+" to "+to, func(t *testing.T) {
+				h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+				k, err := h.Kinds().Lookup(typ)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k.Name, k.Service = "Twin"+typ, ""
+				if err := h.Kinds().Register(k); err != nil {
+					t.Fatal(err)
+				}
+				events := map[string][]string{}
+				defer h.Observe(func(e sim.Event) {
+					if e.Property != "" && e.Property != sim.PropLocation {
+						events[e.DeviceID] = append(events[e.DeviceID], fmt.Sprintf("%s %s=%v %v (device: %v)", e.Type, e.Property, e.Value, e.OldValue, e.Device.Properties[e.Property]))
+					}
+				})()
+				// The devices stand in "below" too, larger than "room" (the
+				// smaller zone holds them), and are placed there once "room"
+				// goes; "in" stands outside it.
+				if to != "no zone" {
+					if _, err := h.CreateZone(sim.ZoneSpec{ID: "below", RightX: 40, BottomY: 300}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
+					t.Fatal(err)
+				}
+				for _, id := range []string{"built-in", "twin"} {
+					kind := typ
+					if id == "twin" {
+						kind = "Twin" + typ
+					}
+					var props map[string]any
+					if typ == "Camera" {
+						props = map[string]any{sim.PropCameraStatus: true}
+					}
+					if _, err := h.CreateDevice(sim.DeviceSpec{ID: id, Type: kind, PositionX: ptr(10), PositionY: ptr(10), Properties: props}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, err := h.CreatePerson(sim.PersonSpec{ID: "in", Type: "Woman", PositionX: ptr(50), PositionY: ptr(50)}); err != nil {
+					t.Fatal(err)
+				}
+				if to == "an occupied zone" {
+					if _, err := h.CreatePerson(sim.PersonSpec{ID: "below", Type: "Man", PositionX: ptr(20), PositionY: ptr(200)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := h.DeleteZone("room"); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(events["twin"], events["built-in"]); diff != "" {
+					t.Errorf("the built-in had other events than its twin (-twin +built-in):\n%s", diff)
+				}
+				b, tw := prop(t, h, "built-in", sim.PropSensedPresence), prop(t, h, "twin", sim.PropSensedPresence)
+				if typ == "Camera" {
+					b, tw = prop(t, h, "built-in", sim.PropCameraPersonCount), prop(t, h, "twin", sim.PropCameraPersonCount)
+				}
+				if b != tw {
+					t.Errorf("the built-in reads %v, its twin %v", b, tw)
+				}
+			})
+		}
+	}
+}
+
+// TestPresenceSensorWatchedFromWhatItSensed checks that however a home
+// nobody watched starts being watched (an observer, one given the current
+// state, a tap, a subscription), a PresenceSensor's events start from what
+// it senses, though the moves of the unwatched home did not tell it: the
+// person who entered its zone unwatched leaves it watched, and the event
+// says it senses no one, where it sensed someone.
+func TestPresenceSensorWatchedFromWhatItSensed(t *testing.T) {
+	for _, how := range []string{"Observe", "ObserveCurrent", "Tap", "Subscribe"} {
+		t.Run(how, func(t *testing.T) {
+			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.CreateDevice(sim.DeviceSpec{ID: "s", Type: "PresenceSensor", PositionX: ptr(10), PositionY: ptr(10)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.CreatePerson(sim.PersonSpec{ID: "p", Type: "Woman", PositionX: ptr(500), PositionY: ptr(500)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.UpdatePerson("p", sim.PersonUpdate{PositionX: ptr(50), PositionY: ptr(50)}); err != nil { // unwatched
+				t.Fatal(err)
+			}
+			var got []string
+			record := func(e sim.Event) {
+				switch {
+				case e.DeviceID != "s":
+				case e.Property != "":
+					got = append(got, fmt.Sprintf("%s %s=%v %v (device: %v)", e.Type, e.Property, e.Value, e.OldValue, e.Device.Properties[e.Property]))
+				default:
+					got = append(got, fmt.Sprintf("%s (device: %v)", e.Type, e.Device.Properties[sim.PropSensedPresence]))
+				}
+			}
+			var s *sim.Subscription
+			switch how {
+			case "Observe":
+				defer h.Observe(record)()
+			case "ObserveCurrent":
+				defer h.ObserveCurrent(record)()
+			case "Tap":
+				_, stop := h.Tap(record)
+				defer stop()
+			case "Subscribe":
+				s = h.Subscribe(16)
+				defer s.Close()
+			}
+			if _, err := h.UpdatePerson("p", sim.PersonUpdate{PositionX: ptr(500)}); err != nil {
+				t.Fatal(err)
+			}
+			for s != nil && len(s.C) > 0 {
+				record(<-s.C)
+			}
+			want := []string{"device-property-updated sensed_presence=false true (device: false)"}
+			if how == "ObserveCurrent" {
+				want = append([]string{"device-added (device: true)"}, want...)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("the sensor's events (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

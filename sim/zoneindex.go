@@ -272,7 +272,9 @@ const (
 func (n personsNeed) unwatched() bool { return n&(needEveryMove|needCount) != 0 }
 
 // sensesOccupancy reports whether what the device senses of persons is
-// read from its zone when it is read, not from what it stores: it is a
+// read from its zone when it is read while nobody watches the home, not
+// from what it stores (a watched home's readings are what it stores, as
+// its events are: see Props.stored): it is a
 // built-in PresenceSensor (its sensed presence is whether anyone is in its
 // zone, false outside every zone), not faulty (a faulty one keeps what it
 // sensed), told only when its zone becomes empty or occupied (one that

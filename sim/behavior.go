@@ -293,7 +293,12 @@ func (c *DeviceContext) Illuminance(watts float64) float64 {
 }
 
 // Device returns a copy of another device of the home; false when there is
-// none with that id.
+// none with that id. In a home nobody watches, a PresenceSensor's copy
+// reads whether anyone is in its zone now: during a person's move, the
+// zone as the move left it, whichever of the two devices was made first
+// (a watched home's sensors are told of the move one after the other, in
+// the order they were made, and one made later still reads what it read
+// before).
 func (c *DeviceContext) Device(id string) (Device, bool) {
 	d, ok := c.h.devices.get(id)
 	if !ok {

@@ -384,9 +384,9 @@ func senseFlood(c *DeviceContext) {
 // change nothing on some of the persons' moves (see personsNeed), by name.
 // A PresenceSensor sets what it reads to whether anyone is in its zone,
 // which is what it holds between two moves while it is not faulty (its
-// Derive runs when it is created, moved, changed or mended), and is not
-// called at all while the home is not watched: it is then read from its
-// zone (see device.sensesOccupancy); a Camera sets
+// Derive runs when it is created, moved, changed or mended), and its
+// Persons is not called while the home is not watched: it is then read
+// from its zone (see device.sensesOccupancy); a Camera sets
 // its count, kept the same way, and reads its zone's count only; a
 // MotionSensor builds nothing while the home is not watched. The other
 // built-in watchers of persons, the medical devices, look at where the

@@ -73,8 +73,9 @@ type Behavior struct {
 	// was, a Camera's while its zone's count stays the same, a
 	// MotionSensor's while nobody observes the home), which spares a large
 	// home reading every sensor of a zone at each step of a person; a
-	// PresenceSensor's, too, while nobody observes the home: what it
-	// senses is then read from its zone when the sensor is read.
+	// PresenceSensor's and a Camera's, too, while nobody observes the
+	// home: what they sense is then read from their zone when they are
+	// read.
 	Persons func(c *DeviceContext, m PersonMotion)
 	// Changed runs after a client (the API, a script, a chain) changed the
 	// device, with its properties before the change.
@@ -124,11 +125,11 @@ type DeviceContext struct {
 // must not keep it, see DeviceContext). Calls nest (a behaviour's change
 // can run another's), so the list holds as many as the deepest nesting.
 func (h *Home) contextLocked(d *device, live bool) *DeviceContext {
-	if d.sensesOccupancy() && !h.watchedLocked() {
-		// What it stores may lag its zone (see device.sensesOccupancy):
+	if d.sensesPersons() && !h.watchedLocked() {
+		// What it stores may lag its zone (see device.sensesPersons):
 		// its behaviour starts from what it reads, as it would have had
 		// the moves called it.
-		d.props.set(PropSensedPresence, h.occupiedLocked(d.zone))
+		d.props.set(h.sensedLocked(d))
 	}
 	if n := len(h.contexts); n > 0 {
 		c := h.contexts[n-1]
@@ -293,12 +294,12 @@ func (c *DeviceContext) Illuminance(watts float64) float64 {
 }
 
 // Device returns a copy of another device of the home; false when there is
-// none with that id. In a home nobody watches, a PresenceSensor's copy
-// reads whether anyone is in its zone now: during a person's move, the
-// zone as the move left it, whichever of the two devices was made first
-// (a watched home's sensors are told of the move one after the other, in
-// the order they were made, and one made later still reads what it read
-// before).
+// none with that id. In a home nobody watches, a PresenceSensor's or a
+// Camera's copy reads its zone's persons as they are now: during a
+// person's move, the zone as the move left it, whichever of the two
+// devices was made first (a watched home's sensors are told of the move
+// one after the other, in the order they were made, and one made later
+// still reads what it read before).
 func (c *DeviceContext) Device(id string) (Device, bool) {
 	d, ok := c.h.devices.get(id)
 	if !ok {

@@ -384,11 +384,11 @@ func senseFlood(c *DeviceContext) {
 // change nothing on some of the persons' moves (see personsNeed), by name.
 // A PresenceSensor sets what it reads to whether anyone is in its zone,
 // which is what it holds between two moves while it is not faulty (its
-// Derive runs when it is created, moved, changed or mended), and its
-// Persons is not called while the home is not watched: it is then read
-// from its zone (see device.sensesOccupancy); a Camera sets
-// its count, kept the same way, and reads its zone's count only; a
-// MotionSensor builds nothing while the home is not watched. The other
+// Derive runs when it is created, moved, changed or mended); a Camera sets
+// its count, kept the same way, and reads its zone's count only; neither's
+// Persons is called while the home is not watched: they are then read
+// from their zone (see device.sensesPersons). A MotionSensor builds
+// nothing while the home is not watched. The other
 // built-in watchers of persons, the medical devices, look at where the
 // persons are: every move.
 var builtinPersonsNeeds = map[string]personsNeed{

@@ -361,15 +361,16 @@ func consistencyProblems(h *Home, settled bool, start time.Time) []string {
 			}
 		}
 	}
-	// What a presence sensor that reads its zone's occupancy stores, while
-	// the home is watched: what it reads, which its next event starts
-	// from (see syncOccupancyLocked).
+	// What a presence sensor or a camera that reads its zone's persons
+	// stores, while the home is watched: what its zone holds, which its
+	// next event starts from (see syncSensedLocked).
 	for _, d := range h.devices.all() {
-		if !d.sensesOccupancy() || !h.watchedLocked() {
+		if !d.sensesPersons() || !h.watchedLocked() {
 			continue
 		}
-		if v, _ := d.props.get(PropSensedPresence); v != h.occupiedLocked(d.zone) {
-			report("device %s (%s) in %s: stores %s %v in a watched home, reads %v", d.ID, d.entry.typ, id(d.zone), PropSensedPresence, v, h.occupiedLocked(d.zone))
+		name, want := h.sensedLocked(d)
+		if v, _ := d.props.get(name); !valueEqual(v, want) {
+			report("device %s (%s) in %s: stores %s %v in a watched home, its zone gives %v", d.ID, d.entry.typ, id(d.zone), name, v, want)
 		}
 	}
 	// The derived properties: running Derive again changes nothing.

@@ -144,10 +144,10 @@ func (h *Home) dropLocked(s *Subscription, err error) {
 
 // watchStartsLocked readies the home for an observer or a subscription
 // about to start: if none ran, what the home left unsaid while nobody
-// watched is brought up to date (see syncOccupancyLocked).
+// watched is brought up to date (see syncSensedLocked).
 func (h *Home) watchStartsLocked() {
 	if !h.watchedLocked() {
-		h.syncOccupancyLocked()
+		h.syncSensedLocked()
 	}
 }
 

@@ -106,7 +106,7 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	to, _ := h.placePersonLocked(p)
 	h.persons.add(p.ID, p)
 	h.countPersonLocked(nil, to)
-	h.countingPersonsLocked() // past scanned persons, counted: see occupiedLocked
+	h.countingPersonsLocked() // past scanned persons, counted: see personsHereLocked
 	h.publishPersonLocked(EventPersonAdded, p)
 	h.personMovedLocked(p, LocationUnknown, nil, to, true, false)
 	return *p, nil
@@ -222,41 +222,75 @@ func (h *Home) personsInLocked(z *Zone) int {
 	return h.inZone.lookup(z).personCount()
 }
 
-// occupiedLocked reports whether anyone is in zone z (nil: no one), as
-// personsInLocked(z) > 0 does, without changing the home: readers ask it
-// under the read lock (see device.sensesOccupancy). A home that does not
-// count its persons by zone has at most scanned of them (CreatePerson
-// starts the counts past that), so the walk stays short.
-func (h *Home) occupiedLocked(z *Zone) bool {
+// personsHereLocked returns how many persons are in zone z (nil: none), as
+// personsInLocked does, without changing the home: readers ask it under
+// the read lock (see device.sensesPersons). A home that does not count its
+// persons by zone has at most scanned of them (CreatePerson starts the
+// counts past that), so the walk stays short.
+func (h *Home) personsHereLocked(z *Zone) int {
 	if z == nil {
-		return false
+		return 0
 	}
 	if h.personsCounted {
-		return h.inZone.lookup(z).personCount() > 0
+		return h.inZone.lookup(z).personCount()
 	}
+	n := 0
 	for _, p := range h.persons.all() {
 		if p.Location == z.ID {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
-// syncOccupancyLocked stores in each PresenceSensor that reads its zone's
-// occupancy (see device.sensesOccupancy) what it reads. The moves of a
-// home nobody watches call none of them, so what they store may lag;
-// once watched, each is called when its zone becomes empty or occupied,
-// and publishes the change from what it stores. Call it before the first
-// observer or subscription starts.
-func (h *Home) syncOccupancyLocked() {
+// sensedLocked returns the property a device that senses its zone's
+// persons (see device.sensesPersons) reads them in, and what it reads
+// there now: a PresenceSensor whether anyone is in its zone, a Camera
+// how many are while it records (0 while it does not), as their Derive
+// would set.
+func (h *Home) sensedLocked(d *device) (name string, v any) {
+	n := h.personsHereLocked(d.zone)
+	if d.watch == needOccupancy {
+		return PropSensedPresence, n > 0
+	}
+	if !(Props{d: d}).Bool(PropCameraStatus) {
+		n = 0
+	}
+	return PropCameraPersonCount, countValue(n)
+}
+
+// counts are the boxed values of the first counts, so that reading a
+// camera allocates nothing.
+var counts = func() (c [64]any) {
+	for i := range c {
+		c[i] = float64(i)
+	}
+	return c
+}()
+
+// countValue returns n as a property value, a float64.
+func countValue(n int) any {
+	if n < len(counts) {
+		return counts[n]
+	}
+	return float64(n)
+}
+
+// syncSensedLocked stores in each device that senses its zone's persons
+// (see device.sensesPersons) what it reads. The moves of a home nobody
+// watches call none of them, so what they store may lag; once watched,
+// each is called when its zone becomes empty or occupied (a
+// PresenceSensor) or gains or loses a person (a Camera), and publishes
+// the change from what it stores. Call it before the first observer or
+// subscription starts.
+func (h *Home) syncSensedLocked() {
 	h.inZone.each(func(z *Zone, e *zoneEntry) {
-		if e.watch&needOccupancy == 0 {
+		if e.watch&(needOccupancy|needCount) == 0 {
 			return
 		}
-		occupied := h.occupiedLocked(z)
 		for _, w := range e.watchers {
-			if w.d.sensesOccupancy() {
-				w.d.props.set(PropSensedPresence, occupied)
+			if w.d.sensesPersons() {
+				w.d.props.set(h.sensedLocked(w.d))
 			}
 		}
 	})

@@ -638,9 +638,9 @@ func (h *Home) moveConcernsLocked(z *Zone, crossed bool, occupied int) ([]watche
 	if watched {
 		need |= needWatched
 	}
-	if crossed {
+	if crossed && watched {
 		need |= needCount
-		if watched && e.watch&needOccupancy != 0 && h.personsInLocked(z) == occupied {
+		if e.watch&needOccupancy != 0 && h.personsInLocked(z) == occupied {
 			need |= needOccupancy
 		}
 	}

@@ -292,7 +292,8 @@ func (p props) clone() props {
 //
 // The Props of [Home.EachDevice] and [Home.ViewDevice] show the device as
 // a snapshot does: a sensor's properties that follow a variable of its
-// zone hold its reading, as does a PresenceSensor's sensed presence. A
+// zone hold its reading, as do a PresenceSensor's sensed presence and a
+// Camera's count in a home nobody watches. A
 // behaviour's ([DeviceContext.Props], the old properties of Changed) hold
 // what the device stores.
 type Props struct {
@@ -312,13 +313,15 @@ func (p Props) stored(j int) any {
 				}
 			}
 		}
-		if p.d.sensesOccupancy() && !p.h.watchedLocked() && p.d.props.names.s[j] == PropSensedPresence {
-			// Only while nobody watches (see device.sensesOccupancy): in
-			// a watched home what it stores is what it published, which
+		if p.d.sensesPersons() && !p.h.watchedLocked() {
+			// Only while nobody watches (see device.sensesPersons): in a
+			// watched home what it stores is what it published, which
 			// may differ from its zone within a change (its zone deleted,
 			// whose persons left it untold; RestoreDerived setting it),
 			// and events' snapshots and OldValues must agree with it.
-			return p.h.occupiedLocked(p.d.zone)
+			if name, v := p.h.sensedLocked(p.d); p.d.props.names.s[j] == name {
+				return v
+			}
 		}
 	}
 	return p.d.props.vals[j]

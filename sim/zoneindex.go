@@ -261,29 +261,32 @@ type personsNeed uint8
 const (
 	needEveryMove personsNeed = 1 << iota // every move: any behaviour but the three below
 	needWatched                           // while the home is watched: emits an event only (MotionSensor)
-	needCount                             // when a person entered or left: reads the zone's count (Camera)
-	needOccupancy                         // while the home is watched, when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor; see device.sensesOccupancy)
+	needCount                             // while the home is watched, when a person entered or left: reads the zone's count (Camera; see device.sensesPersons)
+	needOccupancy                         // while the home is watched, when the zone became empty or occupied: reads whether anyone is in it (PresenceSensor; see device.sensesPersons)
 )
 
 // unwatched reports whether a move may concern a watcher needing n in a
 // home nobody watches. Until the home has had such a device (see
 // Home.unwatchedMoves), a move in a home not watched reads no zone's entry
 // of the zone index: a cache miss each in a large home.
-func (n personsNeed) unwatched() bool { return n&(needEveryMove|needCount) != 0 }
+func (n personsNeed) unwatched() bool { return n&needEveryMove != 0 }
 
-// sensesOccupancy reports whether what the device senses of persons is
-// read from its zone when it is read while nobody watches the home, not
-// from what it stores (a watched home's readings are what it stores, as
-// its events are: see Props.stored): it is a
-// built-in PresenceSensor (its sensed presence is whether anyone is in its
-// zone, false outside every zone), not faulty (a faulty one keeps what it
-// sensed), told only when its zone becomes empty or occupied (one that
-// RestoreDerived set to other than what its zone holds is told of every
-// move, and reads what it stores). A home nobody watches does not call
-// it at its zone's moves: what it stores may lag until a behaviour call
-// (see Home.contextLocked) or an observer (see Home.syncOccupancyLocked)
-// brings it up to date.
-func (d *device) sensesOccupancy() bool { return d.watch == needOccupancy && !d.faulty }
+// sensesPersons reports whether what the device senses of persons is read
+// from its zone when it is read while nobody watches the home, not from
+// what it stores (a watched home's readings are what it stores, as its
+// events are: see Props.stored): it is a built-in PresenceSensor (its
+// sensed presence is whether anyone is in its zone) or Camera (its count,
+// how many are, while it records; 0 while it does not), both of which read
+// no one outside every zone; not faulty (a faulty one keeps what it
+// sensed); told only when its zone becomes empty or occupied, or gains or
+// loses a person (one that RestoreDerived set to other than what its zone
+// holds is told of every move, and reads what it stores). A home nobody
+// watches does not call it at its zone's moves: what it stores may lag
+// until a behaviour call (see Home.contextLocked) or an observer (see
+// Home.syncSensedLocked) brings it up to date. See Home.sensedLocked.
+func (d *device) sensesPersons() bool {
+	return (d.watch == needOccupancy || d.watch == needCount) && !d.faulty
+}
 
 // rewatch files anew what d, a watcher of persons, needs to be told of,
 // after it changed (see Home.RestoreDerived).

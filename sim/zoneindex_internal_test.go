@@ -123,8 +123,8 @@ func TestZoneIndex(t *testing.T) {
 			t.Fatalf("step %d: %d persons counted in no zone", step, n)
 		}
 		for _, z := range h.zones.all() {
-			if got := h.occupiedLocked(z); got != (at[z.ID] > 0) {
-				t.Fatalf("step %d: zone %s occupied: %v, holds %d persons", step, z.ID, got, at[z.ID])
+			if got := h.personsHereLocked(z); got != at[z.ID] {
+				t.Fatalf("step %d: zone %s read as holding %d persons, holds %d", step, z.ID, got, at[z.ID])
 			}
 		}
 		if h.personsCounted {

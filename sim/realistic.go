@@ -437,6 +437,11 @@ type stepScratch struct {
 	// (all night) need not be read to be found the same.
 	temps, illum    []float64
 	keptVol, keptAt uint64
+	// held[i] reports that zone i's variables hold temps[i] to the bit
+	// (what a step wrote there, or read and found within the bounds), so
+	// that a step nobody watches writes its new temperature without
+	// reading the old one (see stepLocked); valid with temps.
+	held []bool
 	// writes counts the Temperature and Illuminance variables set
 	// (setVariableLocked), by the step or anyone else.
 	writes uint64
@@ -532,16 +537,27 @@ func (h *Home) stepLocked(at int64) {
 		sc.shapesGen = h.volGen
 	}
 	shapes := sc.shapes
-	kept := n > stackZones && sc.keptAt == sc.writes && sc.keptVol == h.volGen && len(sc.temps) == n && len(sc.illum) == n
+	kept := n > stackZones && sc.keptAt == sc.writes && sc.keptVol == h.volGen && len(sc.temps) == n && len(sc.illum) == n && len(sc.held) == n
+	var held []bool
+	if n > stackZones {
+		held = sc.held
+	}
 	if kept {
 		copy(temps, sc.temps) // the same bits as the maps hold, clamped
 	} else {
+		if n > stackZones {
+			held = grown(&sc.held, n)
+		}
 		for i, z := range zs {
 			// A Temperature set outside the model's bounds (below absolute
 			// zero, say) starts the step from the nearest bound: the opening
 			// and mixing flows take its square root, and a NaN would leave the
 			// zone where it was for good.
-			temps[i] = min(max(h.ensureTemperatureLocked(z), MinRealisticTemperature), MaxRealisticTemperature)
+			v := h.ensureTemperatureLocked(z)
+			temps[i] = min(max(v, MinRealisticTemperature), MaxRealisticTemperature)
+			if held != nil {
+				held[i] = temps[i] == v
+			}
 		}
 	}
 	g := grown(&sc.g, n) // total conductance, W/K
@@ -601,6 +617,7 @@ func (h *Home) stepLocked(at int64) {
 		}
 	}
 	decay, decayOf := sc.decay, sc.decayOf
+	watched := h.watchedLocked()
 	for i, z := range zs {
 		if shapes[i].capacity <= 0 {
 			continue
@@ -623,7 +640,20 @@ func (h *Home) stepLocked(at int64) {
 			continue // absurd settings (a Volume of 1e308 m³: infinite walls, Inf/Inf) leave the zone as it was
 		}
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
-		h.setVariableLocked(z, VarTemperature, &t)
+		if kept && held[i] && !watched {
+			// The zone holds temps[i] (see stepScratch.held): nothing
+			// to read, and no event to build, as setVariableLocked
+			// would find (nor writes to count: the step's own are
+			// forgotten at its end, see keptAt).
+			if t != temps[i] {
+				z.Variables[VarTemperature] = t
+			}
+		} else {
+			h.setVariableLocked(z, VarTemperature, &t)
+		}
+		if held != nil {
+			held[i] = true
+		}
 		temps[i] = t // what the next step starts from (a zone left as it was starts from what it started from)
 	}
 	var illum []float64
@@ -641,6 +671,6 @@ func (h *Home) stepLocked(at int64) {
 		copy(grown(&sc.temps, n), temps)
 		sc.keptVol, sc.keptAt = h.volGen, sc.writes
 	} else {
-		sc.temps, sc.illum = nil, nil
+		sc.temps, sc.illum, sc.held = nil, nil, nil
 	}
 }

@@ -357,9 +357,12 @@ func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil,
 // is zones[i]'s) and their entries in the zone index, or nil to work them
 // out as needed. kept, unless nil, holds each zone's Illuminance as its
 // variables hold it (NaN: not known), and is kept so: a zone whose
-// Illuminance stays is not written, nor read (see stepScratch.illum).
+// Illuminance stays is not written, nor read (see stepScratch.illum), and
+// in a home nobody watches one known to change is written without being
+// read.
 func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*zoneEntry, kept []float64) {
 	realistic := h.physics == PhysicsRealistic
+	quiet := kept != nil && !h.watchedLocked()
 	outdoor := -1.0 // the outdoor illuminance, once read
 	for i, z := range zones {
 		if z == nil {
@@ -409,10 +412,18 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*
 			}
 		}
 		if kept != nil {
-			if kept[i] == e {
+			was := kept[i]
+			if was == e {
 				continue // the zone holds it already
 			}
 			kept[i] = e
+			if quiet && !math.IsNaN(was) {
+				// The zone holds was: nothing to read, and no event to
+				// build, as setVariableLocked would find (nor writes to
+				// count: a step's own are forgotten at its end).
+				z.Variables[VarIlluminance] = e
+				continue
+			}
 		}
 		h.setVariableLocked(z, VarIlluminance, &e)
 	}

@@ -71,11 +71,11 @@ type Behavior struct {
 	// kinds' are skipped where they cannot change anything (a
 	// PresenceSensor's while its zone stays as empty or as occupied as it
 	// was, a Camera's while its zone's count stays the same, a
-	// MotionSensor's while nobody observes the home), which spares a large
-	// home reading every sensor of a zone at each step of a person; a
-	// PresenceSensor's and a Camera's, too, while nobody observes the
-	// home: what they sense is then read from their zone when they are
-	// read.
+	// MotionSensor's while nobody watches the home: no observer, tap or
+	// subscription), which spares a large home reading every sensor of a
+	// zone at each step of a person; a PresenceSensor's and a Camera's,
+	// too, while nobody watches the home: what they sense is then read
+	// from their zone when they are read.
 	Persons func(c *DeviceContext, m PersonMotion)
 	// Changed runs after a client (the API, a script, a chain) changed the
 	// device, with its properties before the change.
@@ -299,7 +299,8 @@ func (c *DeviceContext) Illuminance(watts float64) float64 {
 // person's move, the zone as the move left it, whichever of the two
 // devices was made first (a watched home's sensors are told of the move
 // one after the other, in the order they were made, and one made later
-// still reads what it read before).
+// still reads what it read before); during a zone's deletion, the deleted
+// zone, empty, until the sensor is placed again.
 func (c *DeviceContext) Device(id string) (Device, bool) {
 	d, ok := c.h.devices.get(id)
 	if !ok {

@@ -120,8 +120,8 @@ func TestHomeConsistent(t *testing.T) {
 //   - each zone's Noise, Illuminance and Electricity, against its devices,
 //     as renoiseLocked, relightShapedLocked and meterLocked define them;
 //   - each working sensor's readings, against its zone's variables, and
-//     what a presence sensor stores of its zone's occupancy in a watched
-//     home;
+//     what a presence sensor or a camera stores of its zone's persons in a
+//     watched home;
 //   - the derived properties: running every device's Derive again must
 //     change nothing.
 //

@@ -71,7 +71,7 @@ type Home struct {
 	// header, instead of 768): 128 bytes more for every small home.
 	delivering     bool                // an observer delivery loop is running
 	personsCounted bool                // the zone index counts each zone's persons (see personsInLocked)
-	unwatchedMoves bool                // a device a move may concern while nobody watches was made since the last Reset (see personsNeed.unwatched)
+	unwatchedMoves bool                // since the last Reset, a device was made, or RestoreDerived set one, that a move may concern while nobody watches (see personsNeed.unwatched)
 	taps           uint32              // how many of the observers are taps (see Tap)
 	pin            int64               // simulated ms
 	inZone         zoneIndex           // the devices of each zone, and what the physics notes of it

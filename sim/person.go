@@ -251,12 +251,12 @@ func (h *Home) personsHereLocked(z *Zone) int {
 func (h *Home) sensedLocked(d *device) (name string, v any) {
 	n := h.personsHereLocked(d.zone)
 	if d.watch == needOccupancy {
-		return PropSensedPresence, n > 0
+		return d.sensed(), n > 0
 	}
 	if !(Props{d: d}).Bool(PropCameraStatus) {
 		n = 0
 	}
-	return PropCameraPersonCount, countValue(n)
+	return d.sensed(), countValue(n)
 }
 
 // counts are the boxed values of the first counts, so that reading a

@@ -319,7 +319,8 @@ func (p Props) stored(j int) any {
 			// may differ from its zone within a change (its zone deleted,
 			// whose persons left it untold; RestoreDerived setting it),
 			// and events' snapshots and OldValues must agree with it.
-			if name, v := p.h.sensedLocked(p.d); p.d.props.names.s[j] == name {
+			if p.d.props.names.s[j] == p.d.sensed() {
+				_, v := p.h.sensedLocked(p.d)
 				return v
 			}
 		}

@@ -16,7 +16,8 @@ import (
 // TestWatchersToldOfWhatConcernsThem checks the built-in watchers of
 // persons that the home does not tell of every move (a PresenceSensor on a
 // move that leaves its zone as empty or as occupied as it was, a Camera on
-// a move within its zone, a MotionSensor while nobody observes the home):
+// a move within its zone, a MotionSensor while nobody observes the home,
+// the first two on every move while nobody does, read from their zone):
 // each stands beside a twin, a kind registered with the same properties
 // and behaviour, which is told of every move as any registered kind is.
 // After every operation of a random run (persons created, moved within
@@ -225,8 +226,9 @@ func TestWatchersToldOfWhatConcernsThem(t *testing.T) {
 // whose derived properties RestoreDerived set to other than what their
 // zone holds: they read what was set, then the next move of a person in
 // their zone, even one within it, sets them right, as it does a
-// registered twin's; in a home watched or not (where a PresenceSensor's
-// moves are not told it, and what it stores lags its zone).
+// registered twin's; in a home watched or not (where the moves are not
+// told to a PresenceSensor or a Camera, and what they store lags their
+// zone).
 func TestWatchersAfterRestoreDerived(t *testing.T) {
 	for _, tc := range []struct {
 		name    string

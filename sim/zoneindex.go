@@ -288,6 +288,15 @@ func (d *device) sensesPersons() bool {
 	return (d.watch == needOccupancy || d.watch == needCount) && !d.faulty
 }
 
+// sensed returns the property a device that senses its zone's persons
+// reads them in (see Home.sensedLocked).
+func (d *device) sensed() string {
+	if d.watch == needOccupancy {
+		return PropSensedPresence
+	}
+	return PropCameraPersonCount
+}
+
 // rewatch files anew what d, a watcher of persons, needs to be told of,
 // after it changed (see Home.RestoreDerived).
 func (x *zoneIndex) rewatch(d *device) {

@@ -427,24 +427,32 @@ type stepScratch struct {
 	// they were.
 	entries                  []*zoneEntry
 	entriesVol, entriesIndex uint64
-	// temps are the zones' temperatures as the next step starts from them
-	// (what the last step wrote, or found and clamped), and illum their
-	// Illuminance as the last step left it, kept in a home of more than
-	// stackZones zones while the zones are the same (keptVol is h.volGen)
-	// and neither variable was set since (keptAt is writes): reading
-	// thousands of zones' variables maps, each out of the cache by the
-	// next step, took a sixth of the step, and an Illuminance that stays
-	// (all night) need not be read to be found the same.
-	temps, illum    []float64
-	keptVol, keptAt uint64
+	// kept is what a home of more than stackZones zones keeps of its
+	// zones' variables from one step to the next; nil in a smaller home
+	// (many small homes: the Home's scratch stays in a smaller size class).
+	kept *keptZones
+	// writes counts the Temperature and Illuminance variables set
+	// (setVariableLocked), by the step or anyone else.
+	writes uint64
+}
+
+// keptZones is what a step of a large home keeps of its zones' variables.
+// temps are the zones' temperatures as the next step starts from them
+// (what the last step wrote, or found and clamped), and illum their
+// Illuminance as the last step left it, kept while the zones are the same
+// (vol is h.volGen) and neither variable was set since (at is the
+// scratch's writes): reading thousands of zones' variables maps, each out
+// of the cache by the next step, took a sixth of the step, and an
+// Illuminance that stays (all night) need not be read to be found the
+// same.
+type keptZones struct {
+	temps, illum []float64
+	vol, at      uint64
 	// held[i] reports that zone i's variables hold temps[i] to the bit
 	// (what a step wrote there, or read and found within the bounds), so
 	// that a step nobody watches writes its new temperature without
 	// reading the old one (see stepLocked); valid with temps.
 	held []bool
-	// writes counts the Temperature and Illuminance variables set
-	// (setVariableLocked), by the step or anyone else.
-	writes uint64
 }
 
 // entriesLocked returns the entries of the zones zs, h.zones.list, in
@@ -537,16 +545,25 @@ func (h *Home) stepLocked(at int64) {
 		sc.shapesGen = h.volGen
 	}
 	shapes := sc.shapes
-	kept := n > stackZones && sc.keptAt == sc.writes && sc.keptVol == h.volGen && len(sc.temps) == n && len(sc.illum) == n && len(sc.held) == n
-	var held []bool
+	var k *keptZones
 	if n > stackZones {
-		held = sc.held
+		if sc.kept == nil {
+			sc.kept = new(keptZones)
+		}
+		k = sc.kept
+	} else {
+		sc.kept = nil // a home back to stackZones zones or fewer keeps none
+	}
+	kept := k != nil && k.at == sc.writes && k.vol == h.volGen && len(k.temps) == n && len(k.illum) == n && len(k.held) == n
+	var held []bool
+	if k != nil {
+		held = k.held
 	}
 	if kept {
-		copy(temps, sc.temps) // the same bits as the maps hold, clamped
+		copy(temps, k.temps) // the same bits as the maps hold, clamped
 	} else {
-		if n > stackZones {
-			held = grown(&sc.held, n)
+		if k != nil {
+			held = grown(&k.held, n)
 		}
 		for i, z := range zs {
 			// A Temperature set outside the model's bounds (below absolute
@@ -644,7 +661,7 @@ func (h *Home) stepLocked(at int64) {
 			// The zone holds temps[i] (see stepScratch.held): nothing
 			// to read, and no event to build, as setVariableLocked
 			// would find (nor writes to count: the step's own are
-			// forgotten at its end, see keptAt).
+			// forgotten at its end, see keptZones.at).
 			if t != temps[i] {
 				z.Variables[VarTemperature] = t
 			}
@@ -657,20 +674,18 @@ func (h *Home) stepLocked(at int64) {
 		temps[i] = t // what the next step starts from (a zone left as it was starts from what it started from)
 	}
 	var illum []float64
-	if n > stackZones {
-		illum = sc.illum
+	if k != nil {
+		illum = k.illum
 		if !kept {
-			illum = grown(&sc.illum, n)
+			illum = grown(&k.illum, n)
 			for i := range illum {
 				illum[i] = math.NaN() // not known: written
 			}
 		}
 	}
 	h.relightShapedLocked(zs, shapes, h.entriesLocked(sc, zs), illum)
-	if n > stackZones {
-		copy(grown(&sc.temps, n), temps)
-		sc.keptVol, sc.keptAt = h.volGen, sc.writes
-	} else {
-		sc.temps, sc.illum, sc.held = nil, nil, nil
+	if k != nil {
+		copy(grown(&k.temps, n), temps)
+		k.vol, k.at = h.volGen, sc.writes
 	}
 }

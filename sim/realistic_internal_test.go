@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/benbjohnson/clock"
 	gocmp "github.com/google/go-cmp/cmp"
@@ -352,19 +353,20 @@ func TestStepKeepsNothingItShouldNot(t *testing.T) {
 		counts[len(got)] = true
 		kept.mu.Lock()
 		held := kept.scratch != nil && kept.scratch.work != nil
-		if sc := kept.scratch; sc != nil && sc.keptAt == sc.writes && sc.keptVol == kept.volGen && len(sc.temps) == len(kept.zones.all()) {
+		if sc := kept.scratch; sc != nil && sc.kept != nil && sc.kept.at == sc.writes && sc.kept.vol == kept.volGen && len(sc.kept.temps) == len(kept.zones.all()) {
+			k := sc.kept
 			// What the step kept is what the zones hold.
 			for i, z := range kept.zones.all() {
 				tv, il := z.Variables[VarTemperature], z.Variables[VarIlluminance]
-				if sc.temps[i] != min(max(tv, MinRealisticTemperature), MaxRealisticTemperature) || math.Float64bits(sc.illum[i]) != math.Float64bits(il) {
+				if k.temps[i] != min(max(tv, MinRealisticTemperature), MaxRealisticTemperature) || math.Float64bits(k.illum[i]) != math.Float64bits(il) {
 					kept.mu.Unlock()
-					t.Fatalf("step %d: zone %s holds %v K, %v lx; the step kept %v K, %v lx", step, z.ID, tv, il, sc.temps[i], sc.illum[i])
+					t.Fatalf("step %d: zone %s holds %v K, %v lx; the step kept %v K, %v lx", step, z.ID, tv, il, k.temps[i], k.illum[i])
 				}
-				if sc.held[i] && math.Float64bits(sc.temps[i]) != math.Float64bits(tv) {
+				if k.held[i] && math.Float64bits(k.temps[i]) != math.Float64bits(tv) {
 					kept.mu.Unlock()
-					t.Fatalf("step %d: zone %s holds %v K, the step kept %v K as what it holds", step, z.ID, tv, sc.temps[i])
+					t.Fatalf("step %d: zone %s holds %v K, the step kept %v K as what it holds", step, z.ID, tv, k.temps[i])
 				}
-				if sc.held[i] {
+				if k.held[i] {
 					heldZones++
 				}
 			}
@@ -476,5 +478,15 @@ func TestStepScratchLetGo(t *testing.T) {
 		if c := capsOf(h); c != nil {
 			t.Fatalf("no zone left (reset %v): the step's scratch is kept, %+v", reset, *c)
 		}
+	}
+}
+
+// TestStepScratchFitsItsSizeClass guards the realistic step's scratch,
+// which every realistic home with zones allocates: at 192 bytes or fewer
+// it takes the 192-byte size class; what only a large home keeps lies
+// apart (keptZones), 48 bytes less for each of many small homes.
+func TestStepScratchFitsItsSizeClass(t *testing.T) {
+	if n := unsafe.Sizeof(stepScratch{}); n > 192 {
+		t.Errorf("a stepScratch is %d bytes, want at most 192", n)
 	}
 }

@@ -31,17 +31,7 @@ func TestWatchersToldOfWhatConcernsThem(t *testing.T) {
 	for seed := range uint64(12) {
 		t.Run(fmt.Sprint(seed), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(seed, 77))
-			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-			for _, name := range twins {
-				k, err := h.Kinds().Lookup(name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				k.Name, k.Service = "Twin"+name, ""
-				if err := h.Kinds().Register(k); err != nil {
-					t.Fatal(err)
-				}
-			}
+			h := twinHome(t, twins...)
 			maxZones, maxPersons := 6, 8 // the persons walked to count them
 			if seed%2 == 1 {
 				maxZones, maxPersons = 60, 50 // counted by zone
@@ -246,15 +236,7 @@ func TestWatchersAfterRestoreDerived(t *testing.T) {
 	} {
 		for _, watched := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/watched=%v", tc.name, watched), func(t *testing.T) {
-				h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-				k, err := h.Kinds().Lookup(tc.typ)
-				if err != nil {
-					t.Fatal(err)
-				}
-				k.Name, k.Service = "Twin"+tc.typ, ""
-				if err := h.Kinds().Register(k); err != nil {
-					t.Fatal(err)
-				}
+				h := twinHome(t, tc.typ)
 				events := map[string][]string{}
 				if watched {
 					defer h.Observe(func(e sim.Event) {
@@ -306,21 +288,49 @@ func TestWatchersAfterRestoreDerived(t *testing.T) {
 	}
 }
 
+// twinHome returns a home nobody watches where each of the built-in kinds
+// named has a twin: a kind registered with the same properties and
+// behaviour, named "Twin" and the kind's name, whose devices are told of
+// every move, as any registered kind's are.
+func twinHome(t *testing.T, kinds ...string) *sim.Home {
+	t.Helper()
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	for _, name := range kinds {
+		k, err := h.Kinds().Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k.Name, k.Service = "Twin"+name, ""
+		if err := h.Kinds().Register(k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return h
+}
+
+// sensorRoom returns a home nobody watches with a room (0-100), a
+// PresenceSensor in it and a person p at (x, y).
+func sensorRoom(t *testing.T, sensor string, x, y int) *sim.Home {
+	t.Helper()
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CreateDevice(sim.DeviceSpec{ID: sensor, Type: "PresenceSensor", PositionX: ptr(10), PositionY: ptr(10)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.CreatePerson(sim.PersonSpec{ID: "p", Type: "Woman", PositionX: ptr(x), PositionY: ptr(y)}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // TestPresenceSensorRestoredAlone checks a PresenceSensor that
 // RestoreDerived set to other than what its zone holds, in a home nobody
 // watches and where no other device watches persons: it reads what was
 // set, then the next move of a person in its zone sets it right.
 func TestPresenceSensorRestoredAlone(t *testing.T) {
-	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-	if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.CreateDevice(sim.DeviceSpec{ID: "sensor", Type: "PresenceSensor", PositionX: ptr(10), PositionY: ptr(10)}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.CreatePerson(sim.PersonSpec{ID: "p", Type: "Woman", PositionX: ptr(50), PositionY: ptr(50)}); err != nil {
-		t.Fatal(err)
-	}
+	h := sensorRoom(t, "sensor", 50, 50)
 	if got := prop(t, h, "sensor", sim.PropSensedPresence); got != true {
 		t.Fatalf("with a person in its zone the sensor reads %v", got)
 	}
@@ -348,15 +358,7 @@ func TestWatchersOfDeletedZone(t *testing.T) {
 	for _, typ := range []string{"PresenceSensor", "Camera"} {
 		for _, to := range []string{"no zone", "an empty zone", "an occupied zone"} {
 			t.Run(typ+" to "+to, func(t *testing.T) {
-				h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-				k, err := h.Kinds().Lookup(typ)
-				if err != nil {
-					t.Fatal(err)
-				}
-				k.Name, k.Service = "Twin"+typ, ""
-				if err := h.Kinds().Register(k); err != nil {
-					t.Fatal(err)
-				}
+				h := twinHome(t, typ)
 				events := map[string][]string{}
 				defer h.Observe(func(e sim.Event) {
 					if e.Property != "" && e.Property != sim.PropLocation {
@@ -422,16 +424,7 @@ func TestWatchersOfDeletedZone(t *testing.T) {
 func TestPresenceSensorWatchedFromWhatItSensed(t *testing.T) {
 	for _, how := range []string{"Observe", "ObserveCurrent", "Tap", "Subscribe"} {
 		t.Run(how, func(t *testing.T) {
-			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
-			if _, err := h.CreateZone(sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := h.CreateDevice(sim.DeviceSpec{ID: "s", Type: "PresenceSensor", PositionX: ptr(10), PositionY: ptr(10)}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := h.CreatePerson(sim.PersonSpec{ID: "p", Type: "Woman", PositionX: ptr(500), PositionY: ptr(500)}); err != nil {
-				t.Fatal(err)
-			}
+			h := sensorRoom(t, "s", 500, 500)
 			if _, err := h.UpdatePerson("p", sim.PersonUpdate{PositionX: ptr(50), PositionY: ptr(50)}); err != nil { // unwatched
 				t.Fatal(err)
 			}

@@ -131,7 +131,7 @@ func (d *device) snapshotProperties(h *Home) map[string]any {
 
 // withReadings returns a copy of d whose properties hold its live readings
 // (as a snapshot's do): what a Changed behaviour sees of the device before
-// a change. (A device that reads its zone's occupancy has no Changed.)
+// a change. (A device that reads its zone's persons has no Changed.)
 func (d *device) withReadings() *device {
 	c := *d
 	c.props = d.props.clone()

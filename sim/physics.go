@@ -357,7 +357,7 @@ func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil,
 // is zones[i]'s) and their entries in the zone index, or nil to work them
 // out as needed. kept, unless nil, holds each zone's Illuminance as its
 // variables hold it (NaN: not known), and is kept so: a zone whose
-// Illuminance stays is not written, nor read (see stepScratch.illum), and
+// Illuminance stays is not written, nor read (see keptZones.illum), and
 // in a home nobody watches one known to change is written without being
 // read.
 func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*zoneEntry, kept []float64) {

@@ -293,9 +293,9 @@ func (p props) clone() props {
 // The Props of [Home.EachDevice] and [Home.ViewDevice] show the device as
 // a snapshot does: a sensor's properties that follow a variable of its
 // zone hold its reading, as do a PresenceSensor's sensed presence and a
-// Camera's count in a home nobody watches. A
-// behaviour's ([DeviceContext.Props], the old properties of Changed) hold
-// what the device stores.
+// Camera's count in a home nobody watches. A behaviour's
+// ([DeviceContext.Props], the old properties of Changed) hold what the
+// device stores.
 type Props struct {
 	d *device
 	h *Home // set: the live view, readings in place of the stored values

@@ -658,7 +658,7 @@ func (h *Home) stepLocked(at int64) {
 		}
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
 		if kept && held[i] && !watched {
-			// The zone holds temps[i] (see stepScratch.held): nothing
+			// The zone holds temps[i] (see keptZones.held): nothing
 			// to read, and no event to build, as setVariableLocked
 			// would find (nor writes to count: the step's own are
 			// forgotten at its end, see keptZones.at).

@@ -258,7 +258,7 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 		}
 	}
 	if (name == VarTemperature || name == VarIlluminance) && h.scratch != nil {
-		h.scratch.writes++ // nor what the realistic step kept (see stepScratch.temps)
+		h.scratch.writes++ // nor what the realistic step kept (see keptZones.temps)
 	}
 	if !h.watchedLocked() {
 		return // and box nothing: heaters update zones many times a simulated second

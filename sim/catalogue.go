@@ -93,8 +93,49 @@ func followingSensor(name, service, prop, alias string, def float64, variable, u
 	}}
 }
 
-// sensePresence sets a presence sensor: true while anyone is in its zone.
-func sensePresence(c *DeviceContext) { c.Set(PropSensedPresence, c.PersonCount() > 0) }
+// sensing is how a built-in kind that only counts its zone's persons
+// reads them: in which property, and what device d reads there of n
+// persons, from what it stores. Its Derive and Persons behaviour set that
+// reading (see sense); a home nobody watches works it out when the device
+// is read (see device.sensesPersons).
+type sensing struct {
+	prop string
+	read func(d *device, n int) any
+}
+
+var (
+	// presenceSensing: a PresenceSensor reads whether anyone is in its
+	// zone.
+	presenceSensing = sensing{PropSensedPresence, func(_ *device, n int) any { return n > 0 }}
+	// cameraSensing: a Camera counts the persons in its zone while it
+	// records, and reads 0 while it does not.
+	cameraSensing = sensing{PropCameraPersonCount, func(d *device, n int) any {
+		if d.props.value(PropCameraStatus) != true {
+			n = 0
+		}
+		return countValue(n)
+	}}
+)
+
+// sense sets the reading s of a device's zone's persons.
+func (s *sensing) sense(c *DeviceContext) { c.Set(s.prop, s.read(c.d, c.PersonCount())) }
+
+// counts are the boxed values of the first counts, so that a camera's
+// reading allocates nothing.
+var counts = func() (c [64]any) {
+	for i := range c {
+		c[i] = float64(i)
+	}
+	return c
+}()
+
+// countValue returns n as a property value, a float64.
+func countValue(n int) any {
+	if n < len(counts) {
+		return counts[n]
+	}
+	return float64(n)
+}
 
 // builtinKinds are the built-in kinds, in their listing order.
 var builtinKinds = []Kind{
@@ -145,8 +186,8 @@ var builtinKinds = []Kind{
 				Aliases: []string{"presenceSensor.sensedPresence"}},
 		},
 		Behavior: Behavior{
-			Derive:  sensePresence,
-			Persons: func(c *DeviceContext, _ PersonMotion) { sensePresence(c) },
+			Derive:  presenceSensing.sense,
+			Persons: func(c *DeviceContext, _ PersonMotion) { presenceSensing.sense(c) },
 		},
 	},
 	{
@@ -289,8 +330,8 @@ var catalogueKinds = []Kind{
 			{Name: PropCameraPersonCount, Type: Number, Default: 0.0, Derived: true, Doc: "persons seen in the zone while recording"},
 		},
 		Behavior: Behavior{
-			Derive:      countPersons,
-			Persons:     func(c *DeviceContext, _ PersonMotion) { countPersons(c) },
+			Derive:      cameraSensing.sense,
+			Persons:     func(c *DeviceContext, _ PersonMotion) { cameraSensing.sense(c) },
 			Consumption: onPower(PropCameraStatus, "", 5),
 		},
 	},
@@ -388,22 +429,13 @@ func senseFlood(c *DeviceContext) {
 // its count, kept the same way, and reads its zone's count only; neither's
 // Persons is called while the home is not watched: they are then read
 // from their zone (see device.sensesPersons). A MotionSensor builds
-// nothing while the home is not watched. The other
-// built-in watchers of persons, the medical devices, look at where the
-// persons are: every move.
+// nothing while the home is not watched. The other built-in watchers of
+// persons, the medical devices, look at where the persons are: every
+// move.
 var builtinPersonsNeeds = map[string]personsNeed{
 	"PresenceSensor": needOccupancy,
 	"Camera":         needCount,
 	"MotionSensor":   needWatched,
-}
-
-// countPersons sets a camera's count of the persons in its zone.
-func countPersons(c *DeviceContext) {
-	n := 0
-	if c.Props().Bool(PropCameraStatus) {
-		n = c.PersonCount()
-	}
-	c.Set(PropCameraPersonCount, float64(n))
 }
 
 // meter sets a power meter's reading: what the other devices of its zone

@@ -245,35 +245,10 @@ func (h *Home) personsHereLocked(z *Zone) int {
 
 // sensedLocked returns the property a device that senses its zone's
 // persons (see device.sensesPersons) reads them in, and what it reads
-// there now: a PresenceSensor whether anyone is in its zone, a Camera
-// how many are while it records (0 while it does not), as their Derive
-// would set.
+// there now, as its Derive would set.
 func (h *Home) sensedLocked(d *device) (name string, v any) {
-	n := h.personsHereLocked(d.zone)
-	if d.watch == needOccupancy {
-		return d.sensed(), n > 0
-	}
-	if !(Props{d: d}).Bool(PropCameraStatus) {
-		n = 0
-	}
-	return d.sensed(), countValue(n)
-}
-
-// counts are the boxed values of the first counts, so that reading a
-// camera allocates nothing.
-var counts = func() (c [64]any) {
-	for i := range c {
-		c[i] = float64(i)
-	}
-	return c
-}()
-
-// countValue returns n as a property value, a float64.
-func countValue(n int) any {
-	if n < len(counts) {
-		return counts[n]
-	}
-	return float64(n)
+	s := d.sensing()
+	return s.prop, s.read(d, h.personsHereLocked(d.zone))
 }
 
 // syncSensedLocked stores in each device that senses its zone's persons

@@ -358,11 +358,9 @@ func (h *Home) relightLocked(zones ...*Zone) { h.relightShapedLocked(zones, nil,
 // out as needed. kept, unless nil, holds each zone's Illuminance as its
 // variables hold it (NaN: not known), and is kept so: a zone whose
 // Illuminance stays is not written, nor read (see keptZones.illum), and
-// in a home nobody watches one known to change is written without being
-// read.
+// one known to change is written without being read.
 func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*zoneEntry, kept []float64) {
 	realistic := h.physics == PhysicsRealistic
-	quiet := kept != nil && !h.watchedLocked()
 	outdoor := -1.0 // the outdoor illuminance, once read
 	for i, z := range zones {
 		if z == nil {
@@ -417,11 +415,8 @@ func (h *Home) relightShapedLocked(zones []*Zone, shapes []thermalZone, ents []*
 				continue // the zone holds it already
 			}
 			kept[i] = e
-			if quiet && !math.IsNaN(was) {
-				// The zone holds was: nothing to read, and no event to
-				// build, as setVariableLocked would find (nor writes to
-				// count: a step's own are forgotten at its end).
-				z.Variables[VarIlluminance] = e
+			if !math.IsNaN(was) {
+				h.changeVariableLocked(z, VarIlluminance, was, true, &e) // the zone holds it
 				continue
 			}
 		}

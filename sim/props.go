@@ -319,7 +319,7 @@ func (p Props) stored(j int) any {
 			// may differ from its zone within a change (its zone deleted,
 			// whose persons left it untold; RestoreDerived setting it),
 			// and events' snapshots and OldValues must agree with it.
-			if p.d.props.names.s[j] == p.d.sensed() {
+			if p.d.props.names.s[j] == p.d.sensing().prop {
 				_, v := p.h.sensedLocked(p.d)
 				return v
 			}

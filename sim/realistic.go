@@ -450,8 +450,8 @@ type keptZones struct {
 	vol, at      uint64
 	// held[i] reports that zone i's variables hold temps[i] to the bit
 	// (what a step wrote there, or read and found within the bounds), so
-	// that a step nobody watches writes its new temperature without
-	// reading the old one (see stepLocked); valid with temps.
+	// that a step writes its new temperature without reading the old one
+	// (see changeVariableLocked); valid with temps.
 	held []bool
 }
 
@@ -634,7 +634,6 @@ func (h *Home) stepLocked(at int64) {
 		}
 	}
 	decay, decayOf := sc.decay, sc.decayOf
-	watched := h.watchedLocked()
 	for i, z := range zs {
 		if shapes[i].capacity <= 0 {
 			continue
@@ -657,14 +656,8 @@ func (h *Home) stepLocked(at int64) {
 			continue // absurd settings (a Volume of 1e308 m³: infinite walls, Inf/Inf) leave the zone as it was
 		}
 		t = min(max(t, MinRealisticTemperature), MaxRealisticTemperature)
-		if kept && held[i] && !watched {
-			// The zone holds temps[i] (see keptZones.held): nothing
-			// to read, and no event to build, as setVariableLocked
-			// would find (nor writes to count: the step's own are
-			// forgotten at its end, see keptZones.at).
-			if t != temps[i] {
-				z.Variables[VarTemperature] = t
-			}
+		if kept && held[i] {
+			h.changeVariableLocked(z, VarTemperature, temps[i], true, &t) // the zone holds it (see keptZones.held)
 		} else {
 			h.setVariableLocked(z, VarTemperature, &t)
 		}

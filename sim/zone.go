@@ -241,7 +241,18 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 // publishes the change, if any.
 func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	old, had := z.Variables[name]
-	if name == VarVolume || name == VarWindowShare { // see heatCell and stepScratch
+	h.changeVariableLocked(z, name, old, had, v)
+}
+
+// changeVariableLocked is setVariableLocked for a variable known to hold
+// old (had: to be set at all), as a caller that keeps what it wrote knows
+// it: reading the zone's map for it is a cache miss in a large home (see
+// keptZones).
+func (h *Home) changeVariableLocked(z *Zone, name string, old float64, had bool, v *float64) {
+	// Which variable, once: the realistic step sets thousands a minute.
+	temperature := name == VarTemperature
+	kept := temperature || name == VarIlluminance               // what the realistic step keeps (see keptZones)
+	if !kept && (name == VarVolume || name == VarWindowShare) { // see heatCell and stepScratch
 		h.volGen++
 	}
 	switch {
@@ -252,13 +263,13 @@ func (h *Home) setVariableLocked(z *Zone, name string, v *float64) {
 	default:
 		z.Variables[name] = *v
 	}
-	if name == VarTemperature && h.physics == PhysicsContract { // only the contract model's heat updates have cells
+	if kept && h.scratch != nil {
+		h.scratch.writes++ // the zone no longer holds what the realistic step kept
+	}
+	if temperature && h.physics == PhysicsContract { // only the contract model's heat updates have cells
 		if e := h.inZone.lookup(z); e != nil && e.heat != nil {
 			e.heat.synced = false // what the zone holds is no longer what its heat cell left it
 		}
-	}
-	if (name == VarTemperature || name == VarIlluminance) && h.scratch != nil {
-		h.scratch.writes++ // nor what the realistic step kept (see keptZones.temps)
 	}
 	if !h.watchedLocked() {
 		return // and box nothing: heaters update zones many times a simulated second

@@ -284,17 +284,19 @@ func (n personsNeed) unwatched() bool { return n&needEveryMove != 0 }
 // watches does not call it at its zone's moves: what it stores may lag
 // until a behaviour call (see Home.contextLocked) or an observer (see
 // Home.syncSensedLocked) brings it up to date. See Home.sensedLocked.
-func (d *device) sensesPersons() bool {
-	return (d.watch == needOccupancy || d.watch == needCount) && !d.faulty
-}
+func (d *device) sensesPersons() bool { return d.sensing() != nil && !d.faulty }
 
-// sensed returns the property a device that senses its zone's persons
-// reads them in (see Home.sensedLocked).
-func (d *device) sensed() string {
-	if d.watch == needOccupancy {
-		return PropSensedPresence
+// sensing returns how the device reads its zone's persons, if it is a
+// built-in PresenceSensor or Camera told only when its zone becomes empty
+// or occupied, or gains or loses a person; nil otherwise.
+func (d *device) sensing() *sensing {
+	switch d.watch {
+	case needOccupancy:
+		return &presenceSensing
+	case needCount:
+		return &cameraSensing
 	}
-	return PropCameraPersonCount
+	return nil
 }
 
 // rewatch files anew what d, a watcher of persons, needs to be told of,

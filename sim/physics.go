@@ -467,13 +467,19 @@ func (d *device) reading(spec PropertySpec) any {
 	if v, ok := d.zone.Variables[spec.Follows]; ok {
 		return v
 	}
-	switch spec.Follows {
+	return spec.unset()
+}
+
+// unset returns what a reading that follows a zone variable reads in a
+// zone without that variable.
+func (p PropertySpec) unset() any {
+	switch p.Follows {
 	case VarTemperature:
 		return DefaultTemperature
 	case VarIlluminance:
 		return 0.0
 	}
-	return spec.Default
+	return p.Default
 }
 
 // outside returns what a reading that follows a zone variable reads
@@ -512,9 +518,21 @@ func (h *Home) followsLocked(z *Zone, variable string, old any) {
 			if _, frozen := d.frozen[spec.Name]; frozen {
 				continue
 			}
+			// The sensor read old, or, when the variable was just
+			// added, what it reads without it; a reading that did not
+			// change (a Temperature added at the 293.15 it read) is no
+			// event.
+			was := old
+			if was == nil {
+				was = spec.unset()
+			}
 			s := d.snapshot(h)
+			v := s.Properties[spec.Name]
+			if valueEqual(v, was) {
+				continue
+			}
 			h.publishLocked(Event{Type: EventDevicePropertyUpdated, DeviceID: d.ID, Device: &s,
-				Property: spec.Name, Value: s.Properties[spec.Name], OldValue: old})
+				Property: spec.Name, Value: v, OldValue: was})
 		}
 	}
 }

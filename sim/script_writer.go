@@ -34,7 +34,13 @@ import (
 // (its own zone if that has the variable, else the first zone that has it,
 // the sensor moving there and back); a presence sensor sensing someone with
 // a witness person (id "fault-witness", or the first free "fault-witness-N")
-// standing beside it for the moment.
+// standing beside it for the moment; a camera counting more persons than
+// its zone holds with as many witnesses as it lacks, recording for the
+// moment. A medical device (BathroomScale, Sphygmometer,
+// MedicalThermometer) that keeps a measurement while faulty or deactivated
+// is failed or deactivated beside a witness, and every medical device that
+// may measure as the script places persons and witnesses gets its readings
+// back last.
 //
 // Restoration is exact except where h holds what no script can build, which
 // only removing zone variables or zones through the API leads to: a zone
@@ -68,7 +74,7 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 	}
 	zones, devices, persons := h.Zones(), h.Devices(), h.Persons()
 
-	sw := &scriptWriter{zones: zones, kinds: h.kinds, physics: h.physics, unplaced: h.unplacedDevices()}
+	sw := &scriptWriter{zones: zones, persons: persons, kinds: h.kinds, physics: h.physics, unplaced: h.unplacedDevices()}
 	sw.buf.WriteString("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
 	fmt.Fprintf(&sw.buf, "<behavior startdate=\"%s\" factor=\"%d\">\n", now.Format(DateLayout), c.Factor)
 	sw.elem("reset-context")
@@ -82,11 +88,16 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 		}
 	}
 	var late []lateFault
+	var measured []Device // medical devices that may measure anew as persons come
 	if len(devices) > 0 {
 		sw.section("Devices")
 		for _, d := range devices {
-			if f := sw.device(d); f != nil {
+			f, remeasured := sw.device(d)
+			if f != nil {
 				late = append(late, *f)
+			}
+			if remeasured {
+				measured = append(measured, d)
 			}
 		}
 	}
@@ -98,9 +109,14 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 	}
 	if len(late) > 0 {
 		sw.section("Faulty sensors keep the reading they had when they failed: fail them where it comes back")
-		witness := freePersonID(persons, "fault-witness")
 		for _, f := range late {
-			sw.fault(f, witness)
+			sw.fault(f)
+		}
+	}
+	if len(measured) > 0 {
+		sw.section("Medical readings, last: a person coming near measures anew")
+		for _, d := range measured {
+			sw.readings(d)
 		}
 	}
 	if slices.ContainsFunc(zones, func(z Zone) bool { return len(z.Variables) > 0 }) {
@@ -125,6 +141,7 @@ type scriptWriter struct {
 	buf      bytes.Buffer
 	err      error
 	zones    []Zone // the home's zones, in creation order
+	persons  []Person
 	kinds    *KindRegistry
 	physics  Physics
 	unplaced map[string]bool // the devices never placed (see DeviceSpec): written without a move
@@ -207,13 +224,15 @@ func (sw *scriptWriter) zone(z Zone) {
 	sw.elem("create-zone", attrs...)
 }
 
-// device writes the creation of d and returns its fault when that must wait
-// for the zones' variables or the persons.
-func (sw *scriptWriter) device(d Device) *lateFault {
+// device writes the creation of d and returns its fault (or deactivation)
+// when that must wait for the zones' variables or the persons, and whether
+// it is a medical device whose readings must be written again once the
+// persons are placed.
+func (sw *scriptWriter) device(d Device) (late *lateFault, remeasured bool) {
 	kind, err := sw.kinds.Lookup(d.Type)
 	if err != nil {
 		sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
-		return nil
+		return nil, false
 	}
 	kind = kind.forPhysics(sw.physics)
 	attrs := []string{"id", d.ID, "type", d.Type}
@@ -228,6 +247,19 @@ func (sw *scriptWriter) device(d Device) *lateFault {
 	}
 	sw.elem("create-device", attrs...)
 	late, now := sw.planFault(d, kind)
+	medical := isMedical(kind)
+	held := medical && d.Properties[PropPresenceDetected] == true && (d.Fault == FaultYes || d.State == StateDeactivated)
+	if held {
+		// It keeps a measurement nobody stands at: fail or deactivate it
+		// beside a witness, once placed (in a zone, for a witness to be
+		// in its zone: the first one if it now stands outside every zone).
+		if _, at, ok := sw.faultZone(d, func(Zone) bool { return true }); ok {
+			late, now = &lateFault{id: d.ID, home: point{d.PositionX, d.PositionY}, at: at, witnesses: 1,
+				fault: d.Fault == FaultYes, deactivate: d.State == StateDeactivated}, false
+		} else {
+			held = false
+		}
+	}
 	if now {
 		sw.elem("fault-device", "deviceId", d.ID)
 	}
@@ -247,7 +279,7 @@ func (sw *scriptWriter) device(d Device) *lateFault {
 			text, typ, err := kindValueText(spec, v)
 			if err != nil {
 				sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
-				return nil
+				return nil, false
 			}
 			if typ == "" {
 				sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text)
@@ -258,15 +290,56 @@ func (sw *scriptWriter) device(d Device) *lateFault {
 			text, typ, err := freeValueText(v)
 			if err != nil {
 				sw.fail(fmt.Errorf("device %q: property %q: %w", d.ID, k, err))
-				return nil
+				return nil, false
 			}
 			sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text, "type", typ)
 		}
 	}
-	if d.State == StateDeactivated {
+	if d.State == StateDeactivated && !held {
 		sw.elem("deactivate-device", "deviceId", d.ID)
 	}
-	return late
+	// A medical device that can measure as the persons (or witnesses) come
+	// gets its readings back last; one failed or deactivated before they
+	// come cannot.
+	remeasured = medical && (held || d.Fault != FaultYes && d.State != StateDeactivated)
+	return late, remeasured
+}
+
+// isMedical reports whether kind measures the persons who come near it, as
+// iCasa's medical devices do (see medical).
+func isMedical(kind Kind) bool {
+	_, detects := kind.Property(PropPresenceDetected)
+	_, scoped := kind.Property(PropDetectionScope)
+	return detects && scoped
+}
+
+// readings writes the readings of medical device d: every property of its
+// kind that is neither derived nor its detection_scope, defaults included.
+func (sw *scriptWriter) readings(d Device) {
+	kind, err := sw.kinds.Lookup(d.Type)
+	if err != nil {
+		sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
+		return
+	}
+	for _, spec := range kind.forPhysics(sw.physics).Properties {
+		if spec.Derived || spec.Name == PropDetectionScope {
+			continue
+		}
+		v, ok := d.Properties[spec.Name]
+		if !ok {
+			continue
+		}
+		text, typ, err := kindValueText(spec, v)
+		if err != nil {
+			sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
+			return
+		}
+		if typ == "" {
+			sw.elem("set-device-property", "deviceId", d.ID, "property", spec.Name, "value", text)
+		} else {
+			sw.elem("set-device-property", "deviceId", d.ID, "property", spec.Name, "value", text, "type", typ)
+		}
+	}
 }
 
 func (sw *scriptWriter) person(p Person) {
@@ -284,13 +357,17 @@ func (sw *scriptWriter) person(p Person) {
 type point struct{ x, y int }
 
 // lateFault is the fault of a sensor that must fail in a zone: at point at,
-// once the zone's variables hold its readings, or beside a witness person.
+// once the zone's variables hold its readings, or beside witness persons
+// (and, for a medical device, its deactivation).
 type lateFault struct {
-	id       string
-	home, at point
-	zoneID   string
-	vars     map[string]float64
-	witness  bool
+	id        string
+	home, at  point
+	zoneID    string
+	vars      map[string]float64
+	witnesses int
+	// fault and deactivate say what happens to the device; recording,
+	// that a camera not recording now records while it fails.
+	fault, deactivate, recording bool
 }
 
 // planFault decides when d fails: now (before it is placed) or late, as the
@@ -320,11 +397,31 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 			return true
 		}
 		if z, at, ok := sw.faultZone(d, hasAll); ok {
-			return &lateFault{id: d.ID, home: home, at: at, zoneID: z.ID, vars: vars}, false
+			return &lateFault{id: d.ID, home: home, at: at, zoneID: z.ID, vars: vars, fault: true}, false
 		}
 	case len(vars) == 0 && d.Properties[PropSensedPresence] == true:
 		if _, at, ok := sw.faultZone(d, func(Zone) bool { return true }); ok {
-			return &lateFault{id: d.ID, home: home, at: at, witness: true}, false
+			return &lateFault{id: d.ID, home: home, at: at, witnesses: 1, fault: true}, false
+		}
+	case len(vars) == 0 && kind.Name == "Camera":
+		// It counts n persons: as many as the zone it fails in (its own,
+		// else the first that will hold no more than n persons once they
+		// are placed) holds then, plus witnesses beside it. (When every
+		// zone holds more, it fails before they come, at 0.)
+		n, _ := d.Properties[PropCameraPersonCount].(float64)
+		holds := func(z Zone) (here int) {
+			for _, p := range sw.persons {
+				if p.Location == z.ID {
+					here++
+				}
+			}
+			return here
+		}
+		z, at, ok := sw.faultZone(d, func(z Zone) bool { return float64(holds(z)) <= n })
+		here := holds(z)
+		if ok && n > 0 && int(n) >= here && float64(int(n)) == n {
+			return &lateFault{id: d.ID, home: home, at: at, witnesses: int(n) - here, fault: true,
+				recording: d.Properties[PropCameraStatus] != true}, false
 		}
 	}
 	return nil, true
@@ -383,7 +480,7 @@ func (sw *scriptWriter) locate(p point) string {
 }
 
 // fault writes a late fault.
-func (sw *scriptWriter) fault(f lateFault, witness string) {
+func (sw *scriptWriter) fault(f lateFault) {
 	moved := f.at != f.home
 	if moved {
 		sw.elem("move-device", "deviceId", f.id, "leftX", itoa(f.at.x), "topY", itoa(f.at.y))
@@ -391,26 +488,44 @@ func (sw *scriptWriter) fault(f lateFault, witness string) {
 	for _, k := range slices.Sorted(maps.Keys(f.vars)) {
 		sw.elem("modify-zone-variable", "zoneId", f.zoneID, "variable", k, "value", formatNumber(f.vars[k]))
 	}
-	if f.witness {
-		sw.elem("create-person", "id", witness, "type", "Man", "positionX", itoa(f.at.x), "positionY", itoa(f.at.y))
+	witnesses := freePersonIDs(sw.persons, "fault-witness", f.witnesses)
+	for _, w := range witnesses {
+		sw.elem("create-person", "id", w, "type", "Man", "positionX", itoa(f.at.x), "positionY", itoa(f.at.y))
 	}
-	sw.elem("fault-device", "deviceId", f.id)
-	if f.witness {
-		sw.elem("remove-person", "personId", witness)
+	if f.recording {
+		sw.elem("set-device-property", "deviceId", f.id, "property", PropCameraStatus, "value", "true")
+	}
+	if f.fault {
+		sw.elem("fault-device", "deviceId", f.id)
+	}
+	if f.deactivate {
+		sw.elem("deactivate-device", "deviceId", f.id)
+	}
+	if f.recording {
+		sw.elem("set-device-property", "deviceId", f.id, "property", PropCameraStatus, "value", "false")
+	}
+	for _, w := range witnesses {
+		sw.elem("remove-person", "personId", w)
 	}
 	if moved {
 		sw.elem("move-device", "deviceId", f.id, "leftX", itoa(f.home.x), "topY", itoa(f.home.y))
 	}
 }
 
-// freePersonID returns base, or base-N for the first N from 2 that no person
-// of persons uses.
-func freePersonID(persons []Person, base string) string {
-	id := base
-	for n := 2; slices.ContainsFunc(persons, func(p Person) bool { return p.ID == id }); n++ {
-		id = base + "-" + strconv.Itoa(n)
+// freePersonIDs returns the first n of base, base-2, base-3, … that no
+// person of persons uses.
+func freePersonIDs(persons []Person, base string, n int) []string {
+	var ids []string
+	for i := 1; len(ids) < n; i++ {
+		id := base
+		if i > 1 {
+			id = base + "-" + strconv.Itoa(i)
+		}
+		if !slices.ContainsFunc(persons, func(p Person) bool { return p.ID == id }) {
+			ids = append(ids, id)
+		}
 	}
-	return id
+	return ids
 }
 
 // kindValueText returns the text of a kind property's value, and a type

@@ -33,6 +33,33 @@ func touch(t testing.TB, h *sim.Home, v float64) {
 	}
 }
 
+// next waits for the frames handed on to c and returns the last of them,
+// and false once c was dropped and holds none.
+func next(c *eventClient) (frameOf, bool) {
+	for {
+		<-c.wake
+		frames, open := c.take(nil)
+		if len(frames) > 0 {
+			return frames[len(frames)-1], true
+		}
+		if !open {
+			return frameOf{}, false
+		}
+	}
+}
+
+// waiting returns the last frame waiting for c, and false when none does.
+func waiting(c *eventClient) (frameOf, bool) {
+	select {
+	case <-c.wake:
+		if frames, _ := c.take(nil); len(frames) > 0 {
+			return frames[len(frames)-1], true
+		}
+	default:
+	}
+	return frameOf{}, false
+}
+
 // A home with a stream open holds what its events need, not a buffer of
 // hubBuffer events (3.5 MB) allocated whole for every streamed home.
 func TestEventHubHoldsWhatWaits(t *testing.T) {
@@ -52,7 +79,7 @@ func TestEventHubHoldsWhatWaits(t *testing.T) {
 			t.Fatal("join refused")
 		}
 		touch(t, h, float64(i))
-		if f := <-c.ch; f.seq == 0 {
+		if f, _ := next(c); f.seq == 0 {
 			t.Fatalf("frame %q without a number", f.b)
 		}
 	}
@@ -91,7 +118,10 @@ func TestEventHubFallsBehind(t *testing.T) {
 		touch(t, h, float64(i))
 	}
 	hub.mu.Unlock()
-	for range c.ch { // what was handed on, then the end
+	for { // what was handed on, then the end
+		if _, ok := next(c); !ok {
+			break
+		}
 	}
 	hub.pumping.Wait()
 	c2, missed, ok := hub.join(run + "-5")
@@ -105,7 +135,7 @@ func TestEventHubFallsBehind(t *testing.T) {
 		t.Errorf("a client of the old run got %d frames, want one reset of the new run %s", len(missed), hub.run)
 	}
 	touch(t, h, -1)
-	if f := <-c2.ch; f.seq != h.EventSeq() {
+	if f, _ := next(c2); f.seq != h.EventSeq() {
 		t.Errorf("the new run's first frame is %d, want %d", f.seq, h.EventSeq())
 	}
 }
@@ -145,13 +175,16 @@ func BenchmarkEventHub(b *testing.B) {
 	go func() {
 		defer close(progress)
 		n := 0
-		for f := range c.ch {
-			c.take(f, true)
-			if n++; n%pace == 0 || n == b.N {
-				progress <- n
-			}
-			if n == b.N {
-				return
+		var frames []frameOf
+		for range c.wake {
+			frames, _ = c.take(frames)
+			for range frames {
+				if n++; n%pace == 0 || n == b.N {
+					progress <- n
+				}
+				if n == b.N {
+					return
+				}
 			}
 		}
 	}()
@@ -214,13 +247,10 @@ func TestEventHubJoinWhenAnotherObserverPanics(t *testing.T) {
 		}
 		touch(t, h, 1)
 		synctest.Wait()
-		select {
-		case f := <-c.ch:
-			if f.seq != h.EventSeq() {
-				t.Errorf("frame %d, want %d", f.seq, h.EventSeq())
-			}
-		default:
+		if f, ok := waiting(c); !ok {
 			t.Fatal("a client that joined after the panic gets no event")
+		} else if f.seq != h.EventSeq() {
+			t.Errorf("frame %d, want %d", f.seq, h.EventSeq())
 		}
 		hub.leave(c)
 		time.Sleep(historyLinger + time.Second) // the bubble's clock: the linger ends
@@ -250,13 +280,10 @@ func TestEventHubNotHeldUpByObservers(t *testing.T) {
 			}
 		}()
 		synctest.Wait()
-		select {
-		case f := <-c.ch:
-			if f.seq != h.EventSeq() {
-				t.Errorf("the stream got event %d, want %d", f.seq, h.EventSeq())
-			}
-		default:
+		if f, ok := waiting(c); !ok {
 			t.Error("the stream waits for an observer of the home")
+		} else if f.seq != h.EventSeq() {
+			t.Errorf("the stream got event %d, want %d", f.seq, h.EventSeq())
 		}
 		close(release)
 	})

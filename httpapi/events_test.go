@@ -215,8 +215,8 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 }
 
 // TestSlowSubscriberIsDisconnected: a client that does not read is dropped
-// once it is a buffer behind, the home never waits for it, and the others
-// go on.
+// once it is 16,384 events behind, the home never waits for it, and the
+// others go on.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
@@ -226,16 +226,20 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 			t.Fatal(err)
 		}
 		slow, done := stalledStream(h)
-		for v := range 5000 {
+		const events = 17_000
+		for v := range events {
 			x := float64(v)
 			if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"n": &x}}); err != nil {
 				t.Fatal(err)
+			}
+			if v%1000 == 0 {
+				synctest.Wait() // the hub hands on what came: it is not behind, the client is
 			}
 		}
 		synctest.Wait() // the hub has handed on every event: the client's queue overflowed
 		close(slow.release)
 		<-done // the handler ends: it was dropped
-		if n := strings.Count(slow.body.String(), "event: "); n >= 5000 {
+		if n := strings.Count(slow.body.String(), "event: "); n >= events {
 			t.Errorf("the slow client got all %d events; it should have been dropped", n)
 		}
 		// A new client still works.
@@ -256,9 +260,59 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	})
 }
 
+// TestEventStreamTakesABurst: the thousands of events of one change (a
+// zone resized over 3,000 thermometers) reach a client that had not read
+// them yet when they came: a client is dropped 8 MiB or 16,384 events
+// behind, not for a burst.
+func TestEventStreamTakesABurst(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		h := httpapi.NewHandler(httpapi.Config{Home: home})
+		defer h.Close()
+		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
+			t.Fatal(err)
+		}
+		at, size := 50, 100
+		for i := range 3000 {
+			if _, err := home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprint("t", i), Type: "Thermometer", PositionX: &at, PositionY: &at}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := newBlockingWriter()
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			h.ServeHTTP(w, newRequest("GET", "/platform/events", nil).WithContext(ctx))
+			close(done)
+		}()
+		<-w.wrote // joined, and held up writing its first bytes
+		before := home.EventSeq()
+		if _, err := home.UpdateZone("room", sim.ZoneUpdate{RightX: &size, BottomY: &size}); err != nil {
+			t.Fatal(err)
+		}
+		events := int(home.EventSeq() - before)
+		if events < 6000 {
+			t.Fatalf("the change made %d events, want at least two a thermometer", events)
+		}
+		synctest.Wait() // every event handed on
+		close(w.release)
+		synctest.Wait() // and written
+		select {
+		case <-done:
+			t.Fatal("the client was dropped")
+		default:
+		}
+		cancel()
+		<-done
+		if n := strings.Count(w.body.String(), "event: "); n != events {
+			t.Errorf("the client got %d events of %d", n, events)
+		}
+	})
+}
+
 // TestSlowSubscriberOfBigEventsIsDisconnected: a client that does not read
 // is dropped once the frames queued for it pass a bound in bytes, long
-// before it is clientBuffer events behind: an event carries the whole
+// before it is 16,384 events behind: an event carries the whole
 // device, and a device may be a megabyte, so a bound in events alone let
 // one stalled client hold a gigabyte until its write timed out.
 func TestSlowSubscriberOfBigEventsIsDisconnected(t *testing.T) {
@@ -274,7 +328,7 @@ func TestSlowSubscriberOfBigEventsIsDisconnected(t *testing.T) {
 			t.Fatal(err)
 		}
 		slow, done := stalledStream(h)
-		const events = 40 // about 1 MB each: 40 MB, far from clientBuffer events
+		const events = 40 // about 1 MB each: 40 MB, far from 16,384 events
 		for v := range events {
 			if _, err := home.UpdateDevice("d", sim.DeviceUpdate{Properties: map[string]any{"n": float64(v)}}); err != nil {
 				t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pervasim/pervasim/internal/errkind"
@@ -26,16 +25,20 @@ const DefaultMaxEventClients = 1000
 // by default (Config.EventWriteTimeout) before the client is dropped.
 const DefaultEventWriteTimeout = 10 * time.Second
 
-// Buffers of the event stream. A client further behind than clientBuffer
-// events, or than clientBytes bytes of frames (an event may carry a whole
-// device, of up to megabytes: without a bound in bytes a client that stops
-// reading would hold a gigabyte until its write times out), is
+// Bounds of the event stream. A client further behind than clientBytes
+// bytes of frames (an event may carry a whole device, of up to megabytes:
+// without a bound in bytes a client that stops reading would hold a
+// gigabyte until its write times out; each frame counts frameOverhead
+// more, its place in the queue), or than clientEvents events, is
 // disconnected; the hub itself falls behind, and disconnects every client,
-// when hubBuffer events of the home wait for it (see hubFeed).
+// when hubBuffer events of the home wait for it (see hubFeed). A client
+// that reads takes a burst of one change's events whole (a zone resized
+// over thousands of sensors), as long as it stays within those bounds.
 const (
-	clientBuffer = 1024
-	clientBytes  = historyBytes
-	hubBuffer    = 16384
+	clientBytes   = historyBytes
+	clientEvents  = hubBuffer
+	frameOverhead = 64
+	hubBuffer     = 16384
 )
 
 // hubFeed holds the events of a home that wait for the hub's pump: the
@@ -201,36 +204,62 @@ type frameOf struct {
 }
 
 // eventClient is one client of an eventHub: the frames handed on to it and
-// not yet taken, and their size in bytes.
+// not yet taken, in a queue that grows with what waits (a channel would
+// be allocated whole for every client, at its largest). It is safe for
+// concurrent use.
 type eventClient struct {
-	ch     chan frameOf
-	queued atomic.Int64 // bytes of the frames in ch
+	wake chan struct{} // holds a token while frames wait; closed once the client is dropped
+
+	mu     sync.Mutex
+	queue  []frameOf
+	bytes  int // of the queue's frames, frameOverhead each included
+	closed bool
 }
 
-// take returns what a receive from c.ch gave, f and ok, once it no longer
-// counts f as queued.
-func (c *eventClient) take(f frameOf, ok bool) (frameOf, bool) {
-	if ok {
-		c.queued.Add(-int64(len(f.b)))
-	}
-	return f, ok
-}
+func newEventClient() *eventClient { return &eventClient{wake: make(chan struct{}, 1)} }
 
 // offer hands f on to c without blocking, and reports false when c is too
-// far behind, in events or in bytes; hub.mu is held. A client with nothing
+// far behind, in bytes or in events; hub.mu is held. A client with nothing
 // queued takes any frame, however big.
 func (c *eventClient) offer(f frameOf) bool {
-	n := int64(len(f.b))
-	if q := c.queued.Add(n); q > n && q > clientBytes {
-		c.queued.Add(-n)
+	n := len(f.b) + frameOverhead
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed || len(c.queue) > 0 && (c.bytes+n > clientBytes || len(c.queue) >= clientEvents) {
 		return false
 	}
+	c.queue = append(c.queue, f)
+	c.bytes += n
 	select {
-	case c.ch <- f:
-		return true
+	case c.wake <- struct{}{}:
 	default:
-		c.queued.Add(-n)
-		return false
+	}
+	return true
+}
+
+// take returns the frames waiting, oldest first, and false once c was
+// dropped: nothing comes after them. spare is the array of the frames
+// the last take returned, written by now: the queue goes on in it, unless
+// a burst made it large.
+func (c *eventClient) take(spare []frameOf) ([]frameOf, bool) {
+	clear(spare) // the frames' bytes go
+	if cap(spare) > 256 {
+		spare = nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	frames := c.queue
+	c.queue, c.bytes = spare[:0], 0
+	return frames, !c.closed
+}
+
+// close drops c: take reports it, once wake has woken the reader.
+func (c *eventClient) close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.closed {
+		c.closed = true
+		close(c.wake)
 	}
 }
 
@@ -287,8 +316,8 @@ func (hub *eventHub) seqOf(id string) (uint64, bool) {
 }
 
 // join registers a client that last saw the event whose SSE id is lastID
-// ("": none, a new client) and returns it, with its channel, which the hub
-// closes when the client is dropped or the hub closes, and the frames to send it
+// ("": none, a new client) and returns it (the hub closes it when it is
+// dropped or the hub closes), and the frames to send it
 // first: those it missed, or, when that is no longer known or lastID is
 // not of the current subscription, a reset (see resetFrame). Every frame
 // the channel carries is numbered above those. ok is false once the hub is
@@ -311,7 +340,7 @@ func (hub *eventHub) join(lastID string) (c *eventClient, missed []frameOf, ok b
 		hub.pumping.Add(1)
 		go hub.pump(hub.feed, hub.run)
 	}
-	c = &eventClient{ch: make(chan frameOf, clientBuffer)}
+	c = newEventClient()
 	if hub.clients == nil {
 		hub.clients = map[*eventClient]struct{}{}
 	}
@@ -435,11 +464,11 @@ func (hub *eventHub) handWaiting(feed *hubFeed, run string) (behind bool) {
 	return behind
 }
 
-// drop disconnects a client: its channel closes once what it holds is
-// read. hub.mu is held.
+// drop disconnects a client: its stream ends once it wrote what it holds.
+// hub.mu is held.
 func (hub *eventHub) drop(c *eventClient) {
 	delete(hub.clients, c)
-	close(c.ch)
+	c.close()
 }
 
 // hand records f and offers it to every client.
@@ -540,8 +569,8 @@ func (s *server) handleEvents() http.Handler {
 			}
 			sent = f.seq
 		}
-		// The ids of a stream increase: the channel carries frames above
-		// the missed ones (or the reset); this check keeps it so.
+		// The ids of a stream increase: the client gets frames above the
+		// missed ones (or the reset); this check keeps it so.
 		write := func(f frameOf) error {
 			if f.seq <= sent {
 				return nil
@@ -555,32 +584,24 @@ func (s *server) handleEvents() http.Handler {
 		}
 		idle := time.NewTicker(s.keepAlive)
 		defer idle.Stop()
+		var frames []frameOf // the last frames taken
 		for {
 			select {
 			case <-r.Context().Done():
 				return
-			case f, ok := <-c.ch:
-				if f, ok = c.take(f, ok); !ok {
-					return // dropped: too slow, or the server is closing
-				}
+			case <-c.wake:
+				// Everything waiting, flushed once.
+				var open bool
+				frames, open = c.take(frames)
 				deadline()
-				if err := write(f); err != nil {
-					return
-				}
-				// Write what else is waiting before flushing once.
-				for more := true; more; {
-					select {
-					case f, ok := <-c.ch:
-						if f, ok = c.take(f, ok); !ok {
-							rc.Flush()
-							return
-						}
-						if err := write(f); err != nil {
-							return
-						}
-					default:
-						more = false
+				for _, f := range frames {
+					if err := write(f); err != nil {
+						return
 					}
+				}
+				if !open {
+					rc.Flush()
+					return // dropped: too slow, or the server is closing
 				}
 				if rc.Flush() != nil {
 					return

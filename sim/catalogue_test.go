@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"strings"
@@ -397,6 +398,50 @@ func TestOwnDerived(t *testing.T) {
 	mustAdvance(t, h, time.Minute)
 	if got := prop(t, h, "c", "ticks"); got != 41.0 {
 		t.Errorf("ticks after a restore to 40 and a minute = %v, want 41", got)
+	}
+}
+
+// TestOwnDerivedOfScheduledReadings: a built-in kind that reads on a
+// schedule shows what it read last, not what a device made anew reads,
+// and keeps it while faulty: a saved state keeps it beside the home's
+// script. A power meter made before the heater it meters reads 0 until its
+// next reading, and one that failed keeps its reading for good.
+func TestOwnDerivedOfScheduledReadings(t *testing.T) {
+	h := scriptHome(t)
+	mustZone(t, h, sim.ZoneSpec{ID: "z", RightX: 100, BottomY: 100})
+	mustDevice(t, h, placed("frozen", "PowerSwitchMeter", 10, 10, map[string]any{"powerSwitch.currentStatus": true}))
+	mustDevice(t, h, placed("live", "PowerSwitchMeter", 20, 10, map[string]any{"powerSwitch.currentStatus": true}))
+	mustDevice(t, h, placed("heat", "Heater", 30, 10, map[string]any{"heater.powerLevel": 0.5}))
+	mustAdvance(t, h, 10*time.Second)
+	if _, err := h.UpdateDevice("frozen", sim.DeviceUpdate{Fault: ptr(sim.FaultYes)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.UpdateDevice("heat", sim.DeviceUpdate{Properties: map[string]any{"heater.powerLevel": 0.2}}); err != nil {
+		t.Fatal(err)
+	}
+	derived := h.OwnDerived()
+	for _, id := range []string{"frozen", "live"} {
+		if derived[id] == nil {
+			t.Fatalf("OwnDerived()[%q] = nil, want its reading; got %v", id, derived)
+		}
+	}
+	var b bytes.Buffer
+	if err := sim.WriteScript(&b, h, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sim.ParseScript(&b, time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored := scriptHome(t)
+	applyScript(t, restored, s)
+	for id, props := range derived {
+		if err := restored.RestoreDerived(id, props); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(h.Devices(), restored.Devices()); diff != "" {
+		t.Errorf("Devices() restored (-want +got):\n%s", diff)
 	}
 }
 

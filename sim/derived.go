@@ -14,21 +14,23 @@ var builtinEntries = func() map[*kindEntry]bool {
 	return m
 }()
 
-// OwnDerived returns, for each device of a kind registered in this home
-// (not a built-in one), its derived properties that differ from their
-// default (readings that follow a zone variable are not stored: the
-// variable is): what the simulation worked out
-// over time, such as an energy meter's total, which the home as a script
-// holds it (see WriteScript, which leaves derived properties out) cannot
-// give back. A saved state keeps it beside the script, and RestoreDerived
-// puts it back. Devices with nothing to keep are left out.
+// OwnDerived returns, for each device of a kind registered in this home,
+// or of a built-in kind that reads on a schedule (its behaviour ticks: the
+// PowerSwitchMeter, the FloodSensor, the Speaker), its derived properties
+// that differ from their default (readings that follow a zone variable are
+// not stored: the variable is): what the simulation worked out over time,
+// such as an energy meter's total, or a power meter's last reading, kept
+// while it is faulty, which the home as a script holds it (see
+// WriteScript, which leaves derived properties out) cannot give back. A
+// saved state keeps it beside the script, and RestoreDerived puts it back.
+// Devices with nothing to keep are left out.
 func (h *Home) OwnDerived() map[string]map[string]any {
 	h.mu.RLock()
 	defer h.mu.RUnlock()
 	var out map[string]map[string]any
 	for _, d := range h.devices.all() {
-		if builtinEntries[d.entry] {
-			continue
+		if builtinEntries[d.entry] && d.kind.Behavior.Tick == nil {
+			continue // the other built-in kinds work their readings out from what the script rebuilds
 		}
 		for _, spec := range d.kind.Properties {
 			if !spec.Derived {

@@ -151,8 +151,9 @@ type meta struct {
 	Paused      bool                  `json:"paused"`
 	Environment sim.EnvironmentUpdate `json:"environment"`
 	Stopped     []string              `json:"stoppedChains,omitempty"`
-	// Derived holds what devices of the home's own kinds derived over
-	// time (sim.Home.OwnDerived), which home.bhv leaves out.
+	// Derived holds what devices of the home's own kinds, and of the
+	// built-in kinds that read on a schedule, derived over time
+	// (sim.Home.OwnDerived), which home.bhv leaves out.
 	Derived map[string]map[string]any `json:"derived,omitempty"`
 	// Identities are the components' UUIDs and creation times.
 	Identities []mediation.Identity `json:"identities,omitempty"`

@@ -18,7 +18,10 @@
 // point, and ties go to the zone created first. A device or person is
 // relocated whenever it moves, and when a zone whose rectangle holds its
 // position, before or after the change, is created, moved, resized or
-// deleted: no other point's zone can change.
+// deleted: no other point's zone can change. A zone change touches nothing
+// else: the zones of devices it does not relocate keep their variables as
+// they are (a variable a client removed or set by hand stays so until a
+// device of that zone changes, or the physics writes it).
 //
 // # Time
 //

@@ -202,6 +202,67 @@ func TestZoneChangeDerivesOnlyAround(t *testing.T) {
 	}
 }
 
+// TestZoneChangeLeavesOtherZones: a zone change touches what its
+// rectangle holds, before and after, and nothing else: a zone far from it
+// keeps its variables as they are, with no event, though settling its
+// device again would change them (a Temperature a client removed beside a
+// thermometer, an Illuminance set by hand in a lit room of the realistic
+// model). Until the speed work of 2026-11-26, every zone change settled
+// every device of the home.
+func TestZoneChangeLeavesOtherZones(t *testing.T) {
+	at := func(v int) *int { return &v }
+	lux := 12345.0
+	for _, c := range []struct {
+		name     string
+		physics  Physics
+		kind     string
+		props    map[string]any
+		variable string
+		set      *float64 // the variable set by hand (nil: removed)
+		change   func(h *Home) error
+	}{
+		{"a Temperature removed beside a thermometer, a zone created", PhysicsContract, "Thermometer", nil, VarTemperature, nil,
+			func(h *Home) error {
+				_, err := h.CreateZone(ZoneSpec{ID: "b", LeftX: 500, TopY: 500, RightX: 600, BottomY: 600})
+				return err
+			}},
+		{"an Illuminance set by hand in a lit room, a zone moved", PhysicsRealistic, "BinaryLight", map[string]any{PropPowerStatus: true}, VarIlluminance, &lux,
+			func(h *Home) error {
+				_, err := h.UpdateZone("far", ZoneUpdate{LeftX: at(550), TopY: at(550)})
+				return err
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := MustNew(Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: c.physics})
+			for _, z := range []ZoneSpec{{ID: "a", RightX: 100, BottomY: 100}, {ID: "far", LeftX: 500, TopY: 500, RightX: 600, BottomY: 600}} {
+				if _, err := h.CreateZone(z); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.CreateDevice(DeviceSpec{ID: "d", Type: c.kind, PositionX: at(50), PositionY: at(50), Properties: c.props}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := h.UpdateZone("a", ZoneUpdate{Variables: map[string]*float64{c.variable: c.set}}); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := h.Zone("a")
+			var events []string
+			defer h.Observe(func(e Event) {
+				if e.ZoneID == "a" {
+					events = append(events, string(e.Type)+" "+e.Property)
+				}
+			})()
+			if err := c.change(h); err != nil {
+				t.Fatal(err)
+			}
+			after, _ := h.Zone("a")
+			if diff := gocmp.Diff(before, after); diff != "" || len(events) > 0 {
+				t.Errorf("zone a after a change far from it (-before +after):\n%s\nevents of zone a: %q", diff, events)
+			}
+		})
+	}
+}
+
 // TestRelocationRefreshesDevices: a device whose Derive changes its
 // properties as a zone change relocates it gives its zone what its new
 // properties say. A Speaker placed by a playing audio source outside

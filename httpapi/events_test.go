@@ -219,12 +219,9 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 // others go on.
 func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		home := newRoom(t)
 		h := httpapi.NewHandler(httpapi.Config{Home: home})
 		defer h.Close()
-		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
-			t.Fatal(err)
-		}
 		slow, done := stalledStream(h)
 		const events = 17_000
 		for v := range events {
@@ -266,12 +263,9 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 // behind, not for a burst.
 func TestEventStreamTakesABurst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		home := newRoom(t)
 		h := httpapi.NewHandler(httpapi.Config{Home: home})
 		defer h.Close()
-		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
-			t.Fatal(err)
-		}
 		at, size := 50, 100
 		for i := range 3000 {
 			if _, err := home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprint("t", i), Type: "Thermometer", PositionX: &at, PositionY: &at}); err != nil {
@@ -556,16 +550,13 @@ func increasing(stream string) bool {
 // another run, gets a reset event instead.
 func TestEventStreamResume(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+		home := newRoom(t)
 		h := httpapi.NewHandler(httpapi.Config{Home: home})
 		defer h.Close()
 		set := func(v float64) {
 			if _, err := home.UpdateZone("room", sim.ZoneUpdate{Variables: map[string]*float64{"n": &v}}); err != nil {
 				t.Fatal(err)
 			}
-		}
-		if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
-			t.Fatal(err)
 		}
 		first := ids(streamOnce(t, h, "", func() { set(1); set(2) }))
 		if len(first) != 2 {

@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"strings"
@@ -425,16 +424,7 @@ func TestOwnDerivedOfScheduledReadings(t *testing.T) {
 			t.Fatalf("OwnDerived()[%q] = nil, want its reading; got %v", id, derived)
 		}
 	}
-	var b bytes.Buffer
-	if err := sim.WriteScript(&b, h, time.UTC); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.ParseScript(&b, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	restored := scriptHome(t)
-	applyScript(t, restored, s)
+	restored := replayed(t, h)
 	for id, props := range derived {
 		if err := restored.RestoreDerived(id, props); err != nil {
 			t.Fatal(err)

@@ -45,6 +45,23 @@ func parseScriptFile(tb testing.TB, path string) *sim.Script {
 	return parseScriptString(tb, string(data))
 }
 
+// replayed returns a new home (see scriptHome) made by playing h written
+// as a script (WriteScript, in UTC).
+func replayed(tb testing.TB, h *sim.Home) *sim.Home {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := sim.WriteScript(&b, h, time.UTC); err != nil {
+		tb.Fatalf("WriteScript = %v", err)
+	}
+	s, err := sim.ParseScript(&b, time.UTC)
+	if err != nil {
+		tb.Fatalf("ParseScript(written script) = %v", err)
+	}
+	restored := scriptHome(tb)
+	applyScript(tb, restored, s)
+	return restored
+}
+
 // applyScript applies every action of s to h, ignoring offsets.
 func applyScript(tb testing.TB, h *sim.Home, s *sim.Script) {
 	tb.Helper()
@@ -1052,17 +1069,7 @@ func TestNamesAScriptCanCarry(t *testing.T) {
 	mustPerson(t, h, sim.PersonSpec{ID: "p", Name: odd, Type: "Boy"})
 	// So does a zone as wide as the plan.
 	mustZone(t, h, rect("wide", -sim.MaxCoordinate, -sim.MaxCoordinate, sim.MaxCoordinate, sim.MaxCoordinate))
-	var b bytes.Buffer
-	if err := sim.WriteScript(&b, h, time.UTC); err != nil {
-		t.Fatal(err)
-	}
-	s, err := sim.ParseScript(&b, time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	restored := scriptHome(t)
-	applyScript(t, restored, s)
-	sameHome(t, h, restored)
+	sameHome(t, h, replayed(t, h))
 }
 
 // TestWriteScriptUnwritable: what a Go caller can give a home and a script

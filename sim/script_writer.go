@@ -40,7 +40,12 @@ import (
 // MedicalThermometer) that keeps a measurement while faulty or deactivated
 // is failed or deactivated beside a witness, and every medical device that
 // may measure as the script places persons and witnesses gets its readings
-// back last.
+// back last. A camera fails in its own zone, or in another that it leaves
+// as it was (in the realistic model, one that has an Electricity variable
+// already: a camera gives the zone it enters one, and no script removes a
+// variable), the camera moving there and back; when that zone holds more
+// persons than it counted, those it did not count step out of every zone
+// for the moment (to a corner of the plan).
 //
 // Restoration is exact except where h holds what no script can build, which
 // only removing zone variables or zones through the API leads to: a zone
@@ -368,6 +373,10 @@ type lateFault struct {
 	// fault and deactivate say what happens to the device; recording,
 	// that a camera not recording now records while it fails.
 	fault, deactivate, recording bool
+	// away are the persons that step out to out (a point outside every
+	// zone) for the moment, so that a camera counts fewer.
+	away []Person
+	out  point
 }
 
 // planFault decides when d fails: now (before it is placed) or late, as the
@@ -406,8 +415,7 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 	case len(vars) == 0 && kind.Name == "Camera":
 		// It counts n persons: as many as the zone it fails in (its own,
 		// else the first that will hold no more than n persons once they
-		// are placed) holds then, plus witnesses beside it. (When every
-		// zone holds more, it fails before they come, at 0.)
+		// are placed) holds then, plus witnesses beside it.
 		n, _ := d.Properties[PropCameraPersonCount].(float64)
 		holds := func(z Zone) (here int) {
 			for _, p := range sw.persons {
@@ -417,12 +425,39 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 			}
 			return here
 		}
-		z, at, ok := sw.faultZone(d, func(z Zone) bool { return float64(holds(z)) <= n })
-		here := holds(z)
-		if ok && n > 0 && int(n) >= here && float64(int(n)) == n {
-			return &lateFault{id: d.ID, home: home, at: at, witnesses: int(n) - here, fault: true,
-				recording: d.Properties[PropCameraStatus] != true}, false
+		// A camera that draws power, in the realistic model, gives the
+		// zone it enters an Electricity variable, which no script can
+		// remove: it fails in another zone only if that has one already.
+		leaves := func(z Zone) bool {
+			if z.ID == d.Location || sw.physics != PhysicsRealistic || kind.Behavior.Consumption == nil {
+				return true
+			}
+			_, ok := z.Variables[VarElectricity]
+			return ok
 		}
+		good := func(z Zone) bool { return float64(holds(z)) <= n && leaves(z) }
+		if n <= 0 || float64(int(n)) != n {
+			break
+		}
+		recording := d.Properties[PropCameraStatus] != true
+		if z, at, ok := sw.faultZone(d, good); ok && good(z) {
+			return &lateFault{id: d.ID, home: home, at: at, witnesses: int(n) - holds(z), fault: true,
+				recording: recording}, false
+		}
+		// Every zone it may fail in holds more: the persons it did not
+		// count step out of every zone for the moment.
+		z, at, ok := sw.faultZone(d, leaves)
+		out, free := sw.outside()
+		if !ok || !leaves(z) || !free {
+			break
+		}
+		var away []Person
+		for _, p := range sw.persons {
+			if p.Location == z.ID && len(away) < holds(z)-int(n) {
+				away = append(away, p)
+			}
+		}
+		return &lateFault{id: d.ID, home: home, at: at, away: away, out: out, fault: true, recording: recording}, false
 	}
 	return nil, true
 }
@@ -465,6 +500,18 @@ func (sw *scriptWriter) pointIn(z Zone) (point, bool) {
 	return point{}, false
 }
 
+// outside returns a point of the plan that no zone holds, and false when
+// the zones cover the plan's corners.
+func (sw *scriptWriter) outside() (point, bool) {
+	for _, p := range []point{{-MaxCoordinate, -MaxCoordinate}, {MaxCoordinate, MaxCoordinate},
+		{-MaxCoordinate, MaxCoordinate}, {MaxCoordinate, -MaxCoordinate}} {
+		if sw.locate(p) == "" {
+			return p, true
+		}
+	}
+	return point{}, false
+}
+
 // locate returns the id of the zone that holds p, as the home does.
 func (sw *scriptWriter) locate(p point) string {
 	best, bestArea := "", int64(-1)
@@ -488,6 +535,9 @@ func (sw *scriptWriter) fault(f lateFault) {
 	for _, k := range slices.Sorted(maps.Keys(f.vars)) {
 		sw.elem("modify-zone-variable", "zoneId", f.zoneID, "variable", k, "value", formatNumber(f.vars[k]))
 	}
+	for _, p := range f.away {
+		sw.elem("move-person", "personId", p.ID, "newX", itoa(f.out.x), "newY", itoa(f.out.y))
+	}
 	witnesses := freePersonIDs(sw.persons, "fault-witness", f.witnesses)
 	for _, w := range witnesses {
 		sw.elem("create-person", "id", w, "type", "Man", "positionX", itoa(f.at.x), "positionY", itoa(f.at.y))
@@ -506,6 +556,9 @@ func (sw *scriptWriter) fault(f lateFault) {
 	}
 	for _, w := range witnesses {
 		sw.elem("remove-person", "personId", w)
+	}
+	for _, p := range f.away {
+		sw.elem("move-person", "personId", p.ID, "newX", itoa(p.PositionX), "newY", itoa(p.PositionY))
 	}
 	if moved {
 		sw.elem("move-device", "deviceId", f.id, "leftX", itoa(f.home.x), "topY", itoa(f.home.y))

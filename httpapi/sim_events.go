@@ -593,12 +593,16 @@ func (s *server) handleEvents() http.Handler {
 				// Everything waiting, flushed once.
 				var open bool
 				frames, open = c.take(frames)
-				deadline()
 				for _, f := range frames {
+					// Renewed for each frame: a burst of thousands may
+					// take longer than writeTimeout to a client that
+					// reads all along.
+					deadline()
 					if err := write(f); err != nil {
 						return
 					}
 				}
+				deadline()
 				if !open {
 					rc.Flush()
 					return // dropped: too slow, or the server is closing

@@ -257,48 +257,74 @@ func TestSlowSubscriberIsDisconnected(t *testing.T) {
 	})
 }
 
+// burstRoom returns a room (see newRoom) with n thermometers just outside
+// it, and a change that resizes the room over them, which returns how many
+// events it made: two a thermometer at least.
+func burstRoom(t *testing.T, n int) (*sim.Home, func() int) {
+	t.Helper()
+	home := newRoom(t)
+	at, size := 50, 100
+	for i := range n {
+		if _, err := home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprint("t", i), Type: "Thermometer", PositionX: &at, PositionY: &at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return home, func() int {
+		before := home.EventSeq()
+		if _, err := home.UpdateZone("room", sim.ZoneUpdate{RightX: &size, BottomY: &size}); err != nil {
+			t.Fatal(err)
+		}
+		events := int(home.EventSeq() - before)
+		if events < 2*n {
+			t.Fatalf("the change made %d events, want at least two a thermometer", events)
+		}
+		return events
+	}
+}
+
+// serveEvents serves the event stream of h to w on a goroutine of its
+// own, until cancel is called; done is closed once the handler returned.
+func serveEvents(h http.Handler, w http.ResponseWriter) (cancel func(), done chan struct{}) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done = make(chan struct{})
+	go func() {
+		h.ServeHTTP(w, newRequest("GET", "/platform/events", nil).WithContext(ctx))
+		close(done)
+	}()
+	return cancel, done
+}
+
+// endStream checks that the stream served to w is still open, ends it,
+// and returns how many events it got.
+func endStream(t *testing.T, cancel func(), done chan struct{}, body func() string) int {
+	t.Helper()
+	select {
+	case <-done:
+		t.Fatal("the client was dropped")
+	default:
+	}
+	cancel()
+	<-done
+	return strings.Count(body(), "event: ")
+}
+
 // TestEventStreamTakesABurst: the thousands of events of one change (a
 // zone resized over 3,000 thermometers) reach a client that had not read
 // them yet when they came: a client is dropped 8 MiB or 16,384 events
 // behind, not for a burst.
 func TestEventStreamTakesABurst(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		home := newRoom(t)
+		home, resize := burstRoom(t, 3000)
 		h := httpapi.NewHandler(httpapi.Config{Home: home})
 		defer h.Close()
-		at, size := 50, 100
-		for i := range 3000 {
-			if _, err := home.CreateDevice(sim.DeviceSpec{ID: fmt.Sprint("t", i), Type: "Thermometer", PositionX: &at, PositionY: &at}); err != nil {
-				t.Fatal(err)
-			}
-		}
 		w := newBlockingWriter()
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() {
-			h.ServeHTTP(w, newRequest("GET", "/platform/events", nil).WithContext(ctx))
-			close(done)
-		}()
+		cancel, done := serveEvents(h, w)
 		<-w.wrote // joined, and held up writing its first bytes
-		before := home.EventSeq()
-		if _, err := home.UpdateZone("room", sim.ZoneUpdate{RightX: &size, BottomY: &size}); err != nil {
-			t.Fatal(err)
-		}
-		events := int(home.EventSeq() - before)
-		if events < 6000 {
-			t.Fatalf("the change made %d events, want at least two a thermometer", events)
-		}
+		events := resize()
 		synctest.Wait() // every event handed on
 		close(w.release)
 		synctest.Wait() // and written
-		select {
-		case <-done:
-			t.Fatal("the client was dropped")
-		default:
-		}
-		cancel()
-		<-done
-		if n := strings.Count(w.body.String(), "event: "); n != events {
+		if n := endStream(t, cancel, done, w.body.String); n != events {
 			t.Errorf("the client got %d events of %d", n, events)
 		}
 	})
@@ -373,23 +399,28 @@ func TestEventStreamKeepAliveAndClose(t *testing.T) {
 	})
 }
 
-// stuckWriter is a client that never reads: a write waits until the write
-// deadline the handler set, then fails, as a connection's would.
-type stuckWriter struct {
+// deadlined is the part of a test client that keeps the write deadline
+// the handler sets (through http.ResponseController), as a connection
+// does.
+type deadlined struct {
 	header   http.Header
 	mu       sync.Mutex
 	deadline time.Time
 }
 
-func (w *stuckWriter) Header() http.Header { return w.header }
-func (w *stuckWriter) WriteHeader(int)     {}
-func (w *stuckWriter) Flush()              {}
-func (w *stuckWriter) SetWriteDeadline(t time.Time) error {
+func (w *deadlined) Header() http.Header { return w.header }
+func (w *deadlined) WriteHeader(int)     {}
+func (w *deadlined) Flush()              {}
+func (w *deadlined) SetWriteDeadline(t time.Time) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.deadline = t
 	return nil
 }
+
+// stuckWriter is a client that never reads: a write waits until the write
+// deadline the handler set, then fails, as a connection's would.
+type stuckWriter struct{ deadlined }
 
 func (w *stuckWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
@@ -413,7 +444,7 @@ func TestStuckReaderIsDropped(t *testing.T) {
 		done := make(chan struct{})
 		start := time.Now()
 		go func() {
-			h.ServeHTTP(&stuckWriter{header: http.Header{}}, newRequest("GET", "/platform/events", nil))
+			h.ServeHTTP(&stuckWriter{deadlined{header: http.Header{}}}, newRequest("GET", "/platform/events", nil))
 			close(done)
 		}()
 		synctest.Wait()

@@ -427,7 +427,7 @@ func PrunePlaceholders(e *mediation.Engine) int {
 type placeholder struct {
 	adapter bool
 	in, out []string
-	kept    []mediation.Message
+	kept    []mediation.Held // an adapter's, oldest first, with the port each arrived on
 }
 
 func newPlaceholder(kind mediation.Kind) mediation.Constructor {
@@ -485,13 +485,13 @@ func (p *placeholder) Ports() (in, out []string) { return p.in, p.out }
 
 // Process passes m on (a mediator) or keeps it (an adapter: m leaves the
 // chain).
-func (p *placeholder) Process(_ string, m mediation.Message, out mediation.Emitter) error {
+func (p *placeholder) Process(port string, m mediation.Message, out mediation.Emitter) error {
 	if p.adapter {
 		if len(p.kept) == placeholderCapacity {
 			p.kept = p.kept[1:]
 			out.Drop(1)
 		}
-		p.kept = append(p.kept, m)
+		p.kept = append(p.kept, mediation.Held{Port: port, Message: m})
 		return nil
 	}
 	p.emit(m, out)
@@ -519,7 +519,22 @@ func (p *placeholder) emit(m mediation.Message, out mediation.Emitter) {
 }
 
 // Retained returns what reached an adapter placeholder.
-func (p *placeholder) Retained() []mediation.Message { return p.kept }
+func (p *placeholder) Retained() []mediation.Message {
+	ms := make([]mediation.Message, len(p.kept))
+	for i, h := range p.kept {
+		ms[i] = h.Message
+	}
+	return ms
+}
+
+// Drain hands what an adapter placeholder keeps to the component that
+// takes over (a Replace, or its new implementation when its properties
+// change), as a rest-out hands over its messages: none is lost.
+func (p *placeholder) Drain() []mediation.Held {
+	hs := p.kept
+	p.kept = nil
+	return hs
+}
 
 // Export describes ch as a DSCilia chain: its components with their
 // properties and its bindings with their linkers (the default linker

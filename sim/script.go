@@ -805,6 +805,25 @@ var scriptCommands = map[string]*scriptCommand{
 			}
 		},
 	},
+	"remove-zone-variable": {
+		// An extension for exact saving: iCasa's scripts cannot remove a
+		// variable. Removing one the zone does not have does nothing.
+		required: []string{"zoneId", "variable"},
+		prepare: func(p *argParser) func(*Home) error {
+			id, name := p.id("zoneId"), p.nonEmpty("variable")
+			return func(h *Home) error {
+				z, err := h.Zone(id)
+				if err != nil {
+					return err
+				}
+				if _, ok := z.Variables[name]; !ok {
+					return nil
+				}
+				_, err = h.UpdateZone(id, ZoneUpdate{Variables: map[string]*float64{name: nil}})
+				return err
+			}
+		},
+	},
 	"modify-zone-variable": {
 		required: []string{"zoneId", "variable", "value"},
 		optional: [][]string{{"type"}},

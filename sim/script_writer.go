@@ -42,18 +42,20 @@ import (
 // may measure as the script places persons and witnesses gets its readings
 // back last. A camera fails in its own zone, or in another that it leaves
 // as it was (in the realistic model, one that has an Electricity variable
-// already: a camera gives the zone it enters one, and no script removes a
-// variable), the camera moving there and back; when that zone holds more
-// persons than it counted, those it did not count step out of every zone
-// for the moment (to a corner of the plan).
+// already: a camera gives the zone it enters one), the camera moving there
+// and back; when that zone holds more persons than it counted, those it did
+// not count step out of every zone for the moment (to a corner of the plan).
 //
-// Restoration is exact except where h holds what no script can build, which
-// only removing zone variables or zones through the API leads to: a zone
-// without the variable that a thermometer, light or photometer in it
-// maintains gains it, as does the zone a faulty sensor fails in when no zone
-// has the sensor's variable. State that Zones, Devices and Persons do not
-// show is not written either: the schedule of heater and cooler updates,
-// and which zones lights have lit before.
+// A zone that lacks a variable it may gain as the script restores the home
+// (every zone's Temperature and Illuminance in the realistic model, the
+// variable a thermometer, light, photometer, siren or speaker in it
+// maintains, the one a faulty sensor fails in, which removing zone variables
+// through the API leads to) loses it again last, with the extension command
+// remove-zone-variable. Restoration is exact except where h holds what no
+// script can build, which only removing zones through the API leads to.
+// State that Zones, Devices and Persons do not show is not written either:
+// the schedule of heater and cooler updates, and which zones lights have lit
+// before.
 //
 // The script uses the original iCasa commands wherever they suffice (a device
 // is placed with move-device, a person with move-person) and the extension
@@ -124,12 +126,16 @@ func WriteScript(w io.Writer, h *Home, loc *time.Location) error {
 			sw.readings(d)
 		}
 	}
-	if slices.ContainsFunc(zones, func(z Zone) bool { return len(z.Variables) > 0 }) {
+	gains := sw.gainedVariables(devices)
+	if slices.ContainsFunc(zones, func(z Zone) bool { return len(z.Variables) > 0 || len(gains(z)) > 0 }) {
 		sw.section("Zone variables, last: placing lights, photometers and thermometers sets some")
 		for _, z := range zones {
 			for _, k := range slices.Sorted(maps.Keys(z.Variables)) {
 				sw.elem("add-zone-variable", "zoneId", z.ID, "variable", k)
 				sw.elem("modify-zone-variable", "zoneId", z.ID, "variable", k, "value", formatNumber(z.Variables[k]))
+			}
+			for _, k := range gains(z) {
+				sw.elem("remove-zone-variable", "zoneId", z.ID, "variable", k)
 			}
 		}
 	}
@@ -426,8 +432,8 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 			return here
 		}
 		// A camera that draws power, in the realistic model, gives the
-		// zone it enters an Electricity variable, which no script can
-		// remove: it fails in another zone only if that has one already.
+		// zone it enters an Electricity variable: it fails in another zone
+		// only if that has one already, leaving it as it was.
 		leaves := func(z Zone) bool {
 			if z.ID == d.Location || sw.physics != PhysicsRealistic || kind.Behavior.Consumption == nil {
 				return true
@@ -664,3 +670,67 @@ func formatNumber(f float64) string {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// gainedVariables returns a function that lists the variables a zone lacks
+// but may gain as the script restores the home, which the script then
+// removes, last: those that lights, photometers, thermometers, heaters,
+// coolers, sirens and speakers in it maintain, every zone's Temperature and
+// Illuminance in the realistic model and, there, the Electricity of a zone
+// that holds a device, and the variable a faulty sensor follows, in any zone
+// (it may fail there).
+func (sw *scriptWriter) gainedVariables(devices []Device) func(Zone) []string {
+	realistic := sw.physics == PhysicsRealistic
+	byZone := map[string]map[string]bool{}
+	anywhere := map[string]bool{}
+	add := func(m map[string]bool, v string) {
+		if v != "" {
+			m[v] = true
+		}
+	}
+	for _, d := range devices {
+		kind, err := sw.kinds.Lookup(d.Type)
+		if err != nil {
+			continue // WriteScript has failed already
+		}
+		kind = kind.forPhysics(sw.physics)
+		m := byZone[d.Location]
+		if m == nil {
+			m = map[string]bool{}
+			byZone[d.Location] = m
+		}
+		for _, spec := range kind.Properties {
+			add(m, spec.Follows)
+			if d.Fault == FaultYes {
+				add(anywhere, spec.Follows)
+			}
+		}
+		b := kind.Behavior
+		if b.Light != nil {
+			add(m, VarIlluminance)
+		}
+		if b.Heat != nil {
+			add(m, VarTemperature)
+		}
+		if b.Noise != nil {
+			add(m, VarNoise)
+		}
+		if realistic {
+			add(m, VarElectricity)
+		}
+	}
+	return func(z Zone) []string {
+		var out []string
+		cand := map[string]bool{}
+		maps.Copy(cand, anywhere)
+		maps.Copy(cand, byZone[z.ID])
+		if realistic {
+			cand[VarTemperature], cand[VarIlluminance] = true, true
+		}
+		for _, k := range slices.Sorted(maps.Keys(cand)) {
+			if _, ok := z.Variables[k]; !ok {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+}

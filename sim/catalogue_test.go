@@ -344,8 +344,8 @@ var counterKind = sim.Kind{Name: "Counter", Namespace: "acme",
 	}}}
 
 // TestOwnDerived: what devices of one's own kinds derived over time is
-// read out (readings that follow a variable, defaults and built-in kinds
-// left out) and restored, checked first.
+// read out (readings that follow a variable and built-in kinds left out,
+// defaults kept for a kind that ticks) and restored, checked first.
 func TestOwnDerived(t *testing.T) {
 	h, _ := newHome(t)
 	if err := h.Kinds().Register(counterKind); err != nil {
@@ -360,7 +360,8 @@ func TestOwnDerived(t *testing.T) {
 	if err := h.RestoreDerived("idle", map[string]any{"ticks": 0.0}); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]map[string]any{"c": {"ticks": 3.0}}
+	// A kind that ticks keeps its defaults too (see OwnDerived).
+	want := map[string]map[string]any{"c": {"a_ticks": 0.0, "ticks": 3.0}, "idle": {"a_ticks": 0.0, "ticks": 0.0}}
 	if diff := cmp.Diff(want, h.OwnDerived()); diff != "" {
 		t.Errorf("OwnDerived (-want +got):\n%s", diff)
 	}

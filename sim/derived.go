@@ -17,8 +17,9 @@ var builtinEntries = func() map[*kindEntry]bool {
 // OwnDerived returns, for each device of a kind registered in this home,
 // or of a built-in kind that reads on a schedule (its behaviour ticks: the
 // PowerSwitchMeter, the FloodSensor, the Speaker), its derived properties
-// that differ from their default (readings that follow a zone variable are
-// not stored: the variable is): what the simulation worked out over time,
+// that differ from their default, and, for a kind that reads on a schedule,
+// those at their default too (readings that follow a zone variable are not
+// stored: the variable is): what the simulation worked out over time,
 // such as an energy meter's total, or a power meter's last reading, kept
 // while it is faulty, which the home as a script holds it (see
 // WriteScript, which leaves derived properties out) cannot give back. A
@@ -33,11 +34,15 @@ func (h *Home) OwnDerived() map[string]map[string]any {
 			continue // the other built-in kinds work their readings out from what the script rebuilds
 		}
 		for _, spec := range d.kind.Properties {
-			if !spec.Derived {
+			if !spec.Derived || spec.Follows != "" {
 				continue
 			}
 			v, ok := d.props.get(spec.Name)
-			if !ok || valueEqual(v, spec.Default) {
+			if !ok || valueEqual(v, spec.Default) && d.kind.Behavior.Tick == nil {
+				// A kind that reads on a schedule keeps its defaults
+				// too: made anew, after what it reads, it would read
+				// otherwise at once (a flood sensor beside a sprinkler
+				// turned on since its last reading).
 				continue
 			}
 			if out == nil {

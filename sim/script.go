@@ -727,6 +727,33 @@ func deviceCommand(u DeviceUpdate) *scriptCommand {
 
 func strPtr(s string) *string { return &s }
 
+// zoneVariableCommand is add-zone-variable (add: the variable at 0, when
+// the zone lacks it) or remove-zone-variable (when the zone has it): a
+// zone already as asked is left alone.
+func zoneVariableCommand(add bool) *scriptCommand {
+	return &scriptCommand{
+		required: []string{"zoneId", "variable"},
+		prepare: func(p *argParser) func(*Home) error {
+			id, name := p.id("zoneId"), p.nonEmpty("variable")
+			return func(h *Home) error {
+				z, err := h.Zone(id)
+				if err != nil {
+					return err
+				}
+				if _, ok := z.Variables[name]; ok == add {
+					return nil
+				}
+				var v *float64 // removed
+				if add {
+					v = new(float64)
+				}
+				_, err = h.UpdateZone(id, ZoneUpdate{Variables: map[string]*float64{name: v}})
+				return err
+			}
+		},
+	}
+}
+
 // scriptCommands holds the commands a script can run.
 var scriptCommands = map[string]*scriptCommand{
 	"create-zone": {
@@ -787,43 +814,10 @@ var scriptCommands = map[string]*scriptCommand{
 			}
 		},
 	},
-	"add-zone-variable": {
-		required: []string{"zoneId", "variable"},
-		prepare: func(p *argParser) func(*Home) error {
-			id, name := p.id("zoneId"), p.nonEmpty("variable")
-			return func(h *Home) error {
-				z, err := h.Zone(id)
-				if err != nil {
-					return err
-				}
-				if _, ok := z.Variables[name]; ok {
-					return nil
-				}
-				zero := 0.0
-				_, err = h.UpdateZone(id, ZoneUpdate{Variables: map[string]*float64{name: &zero}})
-				return err
-			}
-		},
-	},
-	"remove-zone-variable": {
-		// An extension for exact saving: iCasa's scripts cannot remove a
-		// variable. Removing one the zone does not have does nothing.
-		required: []string{"zoneId", "variable"},
-		prepare: func(p *argParser) func(*Home) error {
-			id, name := p.id("zoneId"), p.nonEmpty("variable")
-			return func(h *Home) error {
-				z, err := h.Zone(id)
-				if err != nil {
-					return err
-				}
-				if _, ok := z.Variables[name]; !ok {
-					return nil
-				}
-				_, err = h.UpdateZone(id, ZoneUpdate{Variables: map[string]*float64{name: nil}})
-				return err
-			}
-		},
-	},
+	"add-zone-variable": zoneVariableCommand(true),
+	// An extension for exact saving: iCasa's scripts cannot remove a
+	// variable.
+	"remove-zone-variable": zoneVariableCommand(false),
 	"modify-zone-variable": {
 		required: []string{"zoneId", "variable", "value"},
 		optional: [][]string{{"type"}},

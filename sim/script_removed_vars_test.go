@@ -1,7 +1,6 @@
 package sim_test
 
 import (
-	"bytes"
 	"testing"
 	"time"
 
@@ -67,21 +66,12 @@ func TestWriteScriptRemovedVariables(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			var b bytes.Buffer
-			if err := sim.WriteScript(&b, h, time.UTC); err != nil {
-				t.Fatal(err)
-			}
-			s, err := sim.ParseScript(bytes.NewReader(b.Bytes()), time.UTC)
-			if err != nil {
-				t.Fatalf("ParseScript = %v\n%s", err, b.String())
-			}
-			restored := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: c.physics})
-			applyScript(t, restored, s)
+			restored := replayed(t, h)
 			if diff := cmp.Diff(h.Zones(), restored.Zones()); diff != "" {
-				t.Errorf("Zones() restored (-want +got):\n%s\nscript:\n%s", diff, b.String())
+				t.Errorf("Zones() restored (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(h.Devices(), restored.Devices()); diff != "" {
-				t.Errorf("Devices() restored (-want +got):\n%s\nscript:\n%s", diff, b.String())
+				t.Errorf("Devices() restored (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -45,8 +45,9 @@ func parseScriptFile(tb testing.TB, path string) *sim.Script {
 	return parseScriptString(tb, string(data))
 }
 
-// replayed returns a new home (see scriptHome) made by playing h written
-// as a script (WriteScript, in UTC).
+// replayed returns a new home of h's physics model (on a mock wall clock,
+// dates in UTC) made by playing h written as a script (WriteScript, in
+// UTC).
 func replayed(tb testing.TB, h *sim.Home) *sim.Home {
 	tb.Helper()
 	var b bytes.Buffer
@@ -57,7 +58,10 @@ func replayed(tb testing.TB, h *sim.Home) *sim.Home {
 	if err != nil {
 		tb.Fatalf("ParseScript(written script) = %v", err)
 	}
-	restored := scriptHome(tb)
+	restored, err := sim.New(sim.Config{WallClock: clock.NewMock(), Location: time.UTC, Physics: h.Physics()})
+	if err != nil {
+		tb.Fatal(err)
+	}
 	applyScript(tb, restored, s)
 	return restored
 }

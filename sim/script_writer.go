@@ -40,11 +40,10 @@ import (
 // MedicalThermometer) that keeps a measurement while faulty or deactivated
 // is failed or deactivated beside a witness, and every medical device that
 // may measure as the script places persons and witnesses gets its readings
-// back last. A camera fails in its own zone, or in another that it leaves
-// as it was (in the realistic model, one that has an Electricity variable
-// already: a camera gives the zone it enters one), the camera moving there
-// and back; when that zone holds more persons than it counted, those it did
-// not count step out of every zone for the moment (to a corner of the plan).
+// back last. A camera fails in its own zone, or in the first that holds no
+// more persons than it counted, the camera moving there and back; when
+// every zone holds more, those it did not count step out of every zone for
+// the moment (to a corner of the plan).
 //
 // A zone that lacks a variable it may gain as the script restores the home
 // (every zone's Temperature and Illuminance in the realistic model, the
@@ -292,18 +291,14 @@ func (sw *scriptWriter) device(d Device) (late *lateFault, remeasured bool) {
 				sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
 				return nil, false
 			}
-			if typ == "" {
-				sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text)
-			} else {
-				sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text, "type", typ)
-			}
+			sw.setProperty(d.ID, k, text, typ)
 		default:
 			text, typ, err := freeValueText(v)
 			if err != nil {
 				sw.fail(fmt.Errorf("device %q: property %q: %w", d.ID, k, err))
 				return nil, false
 			}
-			sw.elem("set-device-property", "deviceId", d.ID, "property", k, "value", text, "type", typ)
+			sw.setProperty(d.ID, k, text, typ)
 		}
 	}
 	if d.State == StateDeactivated && !held {
@@ -345,12 +340,18 @@ func (sw *scriptWriter) readings(d Device) {
 			sw.fail(fmt.Errorf("device %q: %w", d.ID, err))
 			return
 		}
-		if typ == "" {
-			sw.elem("set-device-property", "deviceId", d.ID, "property", spec.Name, "value", text)
-		} else {
-			sw.elem("set-device-property", "deviceId", d.ID, "property", spec.Name, "value", text, "type", typ)
-		}
+		sw.setProperty(d.ID, spec.Name, text, typ)
 	}
+}
+
+// setProperty writes the setting of device id's property name to the
+// value text, of type typ ("": the kind's typing reads it back).
+func (sw *scriptWriter) setProperty(id, name, text, typ string) {
+	if typ == "" {
+		sw.elem("set-device-property", "deviceId", id, "property", name, "value", text)
+		return
+	}
+	sw.elem("set-device-property", "deviceId", id, "property", name, "value", text, "type", typ)
 }
 
 func (sw *scriptWriter) person(p Person) {
@@ -431,17 +432,9 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 			}
 			return here
 		}
-		// A camera that draws power, in the realistic model, gives the
-		// zone it enters an Electricity variable: it fails in another zone
-		// only if that has one already, leaving it as it was.
-		leaves := func(z Zone) bool {
-			if z.ID == d.Location || sw.physics != PhysicsRealistic || kind.Behavior.Consumption == nil {
-				return true
-			}
-			_, ok := z.Variables[VarElectricity]
-			return ok
-		}
-		good := func(z Zone) bool { return float64(holds(z)) <= n && leaves(z) }
+		// (In the realistic model a camera gives the zone it enters an
+		// Electricity variable: see gainedVariables.)
+		good := func(z Zone) bool { return float64(holds(z)) <= n }
 		if n <= 0 || float64(int(n)) != n {
 			break
 		}
@@ -452,9 +445,9 @@ func (sw *scriptWriter) planFault(d Device, kind Kind) (late *lateFault, now boo
 		}
 		// Every zone it may fail in holds more: the persons it did not
 		// count step out of every zone for the moment.
-		z, at, ok := sw.faultZone(d, leaves)
+		z, at, ok := sw.faultZone(d, func(Zone) bool { return true })
 		out, free := sw.outside()
-		if !ok || !leaves(z) || !free {
+		if !ok || !free {
 			break
 		}
 		var away []Person
@@ -676,8 +669,9 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // removes, last: those that lights, photometers, thermometers, heaters,
 // coolers, sirens and speakers in it maintain, every zone's Temperature and
 // Illuminance in the realistic model and, there, the Electricity of a zone
-// that holds a device, and the variable a faulty sensor follows, in any zone
-// (it may fail there).
+// that holds a device, and the variable a faulty sensor follows (or, in the
+// realistic model, the Electricity a faulty device that draws power gives),
+// in any zone (it may fail there).
 func (sw *scriptWriter) gainedVariables(devices []Device) func(Zone) []string {
 	realistic := sw.physics == PhysicsRealistic
 	byZone := map[string]map[string]bool{}
@@ -703,6 +697,9 @@ func (sw *scriptWriter) gainedVariables(devices []Device) func(Zone) []string {
 			if d.Fault == FaultYes {
 				add(anywhere, spec.Follows)
 			}
+		}
+		if realistic && d.Fault == FaultYes && kind.Behavior.Consumption != nil {
+			add(anywhere, VarElectricity) // it may fail in another zone, which it gives one
 		}
 		b := kind.Behavior
 		if b.Light != nil {

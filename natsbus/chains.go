@@ -180,6 +180,16 @@ func (c *Chains) ensureStream(ctx context.Context, name, subject string) error {
 	return nil
 }
 
+// forgetStream makes the next ensureStream of name look for the stream
+// again: it is gone (deleted, or the NATS server restarted without its
+// store), and is made anew rather than published to, or consumed from, in
+// vain until the process restarts.
+func (c *Chains) forgetStream(name string) {
+	c.mu.Lock()
+	delete(c.streams, name)
+	c.mu.Unlock()
+}
+
 // seen remembers the last n ids, to drop repeats.
 type seen struct {
 	mu   sync.Mutex
@@ -356,6 +366,9 @@ func (c *Chains) consume(stream, subject string, cfg jetstream.ConsumerConfig, h
 	}
 	cons, err := c.js.CreateOrUpdateConsumer(ctx, stream, cfg)
 	if err != nil {
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			c.forgetStream(stream) // the next attempt makes it again
+		}
 		return nil, err
 	}
 	return cons.Consume(handle)
@@ -583,5 +596,13 @@ func (o *natsOut) Process(_ string, m mediation.Message, out mediation.Emitter) 
 		}
 	}
 	_, err = o.c.js.PublishMsg(ctx, msg)
+	if o.stream != "" && errors.Is(err, jetstream.ErrNoStreamResponse) {
+		// No stream stores the subject any more: make it again and
+		// publish once more (with the same id, so it is stored once).
+		o.c.forgetStream(o.stream)
+		if err = o.c.ensureStream(ctx, o.stream, o.subject); err == nil {
+			_, err = o.c.js.PublishMsg(ctx, msg)
+		}
+	}
 	return err
 }

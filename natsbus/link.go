@@ -284,24 +284,8 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 // acknowledgement, publishing again (with the same id, so JetStream keeps
 // one) what failed, until the link closes.
 func (l *natsLink) publishJS(ms []mediation.Message) {
-	// Until the stream exists nothing can be stored: while NATS is down
-	// or does not answer in time, wait for it rather than drop what was
-	// sent. Another error (no JetStream on the server, a stream of
-	// another configuration) will not pass by waiting: the batch is lost,
-	// and the next one tries again, as the senders wait for none.
-	for {
-		err := l.ensureStream()
-		if err == nil {
-			break
-		}
-		if l.c.nc.IsConnected() && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
-			return
-		}
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-time.After(time.Second):
-		}
+	if !l.waitStream() {
+		return
 	}
 	todo := make([]*nats.Msg, 0, len(ms))
 	for _, m := range ms {
@@ -323,16 +307,30 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 		// An acknowledgement lost with the connection never comes: the
 		// future fails after publishAckTimeout and the message is
 		// published again. Close does not wait for either.
+		gone := false
 		for _, f := range futures {
 			select {
 			case <-f.Ok():
-			case <-f.Err():
+			case err := <-f.Err():
 				failed = append(failed, f.Msg())
+				gone = gone || errors.Is(err, jetstream.ErrNoStreamResponse)
 			case <-l.ctx.Done():
 				return
 			}
 		}
 		todo = failed
+		if gone {
+			// No stream stores the subject any more (the NATS server
+			// restarted without its store, say): make it again before
+			// publishing what failed once more.
+			l.mu.Lock()
+			l.ready = false
+			l.mu.Unlock()
+			l.c.forgetStream(l.stream)
+			if !l.waitStream() {
+				return
+			}
+		}
 		if len(todo) > 0 {
 			select {
 			case <-l.c.js.PublishAsyncComplete():
@@ -340,6 +338,29 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			case <-l.ctx.Done():
 				return
 			}
+		}
+	}
+}
+
+// waitStream makes sure the stream exists, and reports whether it does.
+// Until it exists nothing can be stored: while NATS is down or does not
+// answer in time, it waits for it rather than drop what was sent, until
+// the link closes. Another error (no JetStream on the server, a stream of
+// another configuration) will not pass by waiting: it gives up, the batch
+// is lost, and the next one tries again, as the senders wait for none.
+func (l *natsLink) waitStream() bool {
+	for {
+		err := l.ensureStream()
+		if err == nil {
+			return true
+		}
+		if l.c.nc.IsConnected() && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, nats.ErrTimeout) {
+			return false
+		}
+		select {
+		case <-l.ctx.Done():
+			return false
+		case <-time.After(time.Second):
 		}
 	}
 }

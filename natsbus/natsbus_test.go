@@ -8,6 +8,7 @@ import (
 	"math"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -909,4 +910,94 @@ func downNATS(t *testing.T) (addr string, nc *nats.Conn, reconnected chan struct
 	s.Shutdown()
 	<-disconnected
 	return addr, nc, reconnected
+}
+
+// TestStreamsMadeAgainWhenGone: a stream that disappears (deleted, or the
+// NATS server restarted without its store) is made again, as it was at
+// first, by the nats-out and the nats linker that publish into it and by
+// a nats-in or a linker's receiver started again, rather than published
+// to in vain until the process restarts.
+func TestStreamsMadeAgainWhenGone(t *testing.T) {
+	s, nc := startNATS(t)
+	e, sink := engine(t, nc)
+	out := build(t, e, "out", []comp{
+		{mediation.KindAdapter, "rest-in", "in", nil},
+		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "gone.out", "stream": "GONEOUT"}},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	link := build(t, e, "link", []comp{
+		{mediation.KindAdapter, "rest-in", "in", nil},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "nats", map[string]any{"subject": "gone.link", "stream": "GONELINK"}}})
+	in := build(t, e, "in", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "gone.in", "stream": "GONEIN"}},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"in:out", "out:in", "", nil}})
+	js, err := jetstream.New(connect(t, s.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// publish publishes into the nats-in's stream until it is there.
+	publish := func(content string) {
+		t.Helper()
+		for {
+			pctx, pcancel := context.WithTimeout(ctx, time.Second)
+			_, err := js.Publish(pctx, "gone.in", []byte(strconv.Quote(content)))
+			pcancel()
+			if err == nil {
+				return
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("the nats-in's stream was never made: %v", err)
+			}
+			runtime.Gosched()
+		}
+	}
+	send := func(content string) {
+		t.Helper()
+		if err := out.Send("in", mediation.Message{Content: content}); err != nil {
+			t.Fatalf("nats-out: %v", err)
+		}
+		if err := link.Send("in", mediation.Message{Content: content}); err != nil {
+			t.Fatalf("link: %v", err)
+		}
+		publish(content)
+	}
+	check := func(content string) {
+		t.Helper()
+		got := map[any]int{}
+		for _, m := range receive(t, sink, 2) {
+			got[m.Content]++
+		}
+		if got[content] != 2 {
+			t.Errorf("received %v, want %q from the link and the nats-in", got, content)
+		}
+		st, err := js.Stream(ctx, "GONEOUT")
+		if err != nil {
+			t.Fatalf("the nats-out's stream: %v", err)
+		}
+		if n := st.CachedInfo().State.Msgs; n != 1 {
+			t.Errorf("the nats-out's stream holds %d messages, want 1", n)
+		}
+	}
+	send("before")
+	check("before")
+	for _, name := range []string{"GONEOUT", "GONELINK", "GONEIN"} {
+		if err := js.DeleteStream(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The consumers went with their streams: a restart of their chains
+	// makes them again.
+	for _, ch := range []*mediation.Chain{link, in} {
+		if err := ch.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		if err := ch.Start(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send("after")
+	check("after")
 }

@@ -457,6 +457,14 @@ func (o *openConns) cutAfter(d time.Duration, done <-chan struct{}) {
 	}
 }
 
+// natsWriteTimeout is how long a write to the NATS server may take before
+// the connection counts as lost (and is made again). The client's default,
+// a minute, let a server that hangs (connected, reading nothing) hold a
+// publication, and with it the connection's lock, that long: a chain's
+// send through a nats-out, and the shutdown, which closes the connection,
+// waited for it, and closing waited as long again for a last flush.
+const natsWriteTimeout = 5 * time.Second
+
 // connectNATS starts the embedded NATS server or connects to the one of
 // -nats-url, as the flags ask, and says where it is in lines to print;
 // without either flag it returns no connection. stop closes the connection and stops the
@@ -479,7 +487,7 @@ func connectNATS(o options, log *slog.Logger) (nc *nats.Conn, lines string, stop
 		}
 		url = srv.URL()
 	}
-	opts = append(opts, nats.Name("pervasim"), nats.MaxReconnects(-1),
+	opts = append(opts, nats.Name("pervasim"), nats.MaxReconnects(-1), nats.FlusherTimeout(natsWriteTimeout),
 		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
 			log.Warn("NATS connection lost; reconnecting", "err", err)
 		}),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -349,7 +350,9 @@ func (in *natsIn) Announce(mediation.Emitter) error {
 func (in *natsIn) consume() (jetstream.ConsumeContext, error) {
 	cfg := jetstream.ConsumerConfig{Durable: in.durable, FilterSubject: in.subject, AckPolicy: jetstream.AckExplicitPolicy,
 		AckWait: 5 * time.Second, MaxAckPending: 1024}
-	cc, err := in.c.consume(in.stream, in.subject, cfg, in.receiveJS)
+	cc, err := in.c.consume(in.stream, in.subject, cfg, in.receiveJS, func(cc jetstream.ConsumeContext) {
+		consumerGone(&in.mu, &in.cons, &in.retry, cc, in.consume)
+	})
 	if err != nil {
 		return nil, fmt.Errorf("consumer of stream %s: %w", in.stream, err)
 	}
@@ -357,8 +360,12 @@ func (in *natsIn) consume() (jetstream.ConsumeContext, error) {
 }
 
 // consume makes stream, if missing, capturing subject, and the consumer
-// cfg, and starts it with handle.
-func (c *Chains) consume(stream, subject string, cfg jetstream.ConsumerConfig, handle jetstream.MessageHandler) (jetstream.ConsumeContext, error) {
+// cfg, and starts it with handle. When the consumer is found gone while
+// it runs (its stream deleted, the NATS server restarted without its
+// store), gone is called with the consume context,
+// on a goroutine of its own, so that it is made again: the library would
+// ask a consumer that no longer exists for messages forever.
+func (c *Chains) consume(stream, subject string, cfg jetstream.ConsumerConfig, handle jetstream.MessageHandler, gone func(jetstream.ConsumeContext)) (jetstream.ConsumeContext, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.ensureStream(ctx, stream, subject); err != nil {
@@ -371,7 +378,44 @@ func (c *Chains) consume(stream, subject string, cfg jetstream.ConsumerConfig, h
 		}
 		return nil, err
 	}
-	return cons.Consume(handle)
+	name := cons.CachedInfo().Name
+	var checking atomic.Bool
+	return cons.Consume(handle, jetstream.ConsumeErrHandler(func(cc jetstream.ConsumeContext, err error) {
+		// Signs that the consumer may be gone (a request for messages that
+		// nobody answers, as after a restart without the store; no
+		// heartbeat; deleted): a look at the server tells.
+		if !errors.Is(err, nats.ErrNoResponders) && !errors.Is(err, jetstream.ErrNoHeartbeat) &&
+			!errors.Is(err, jetstream.ErrConsumerDeleted) && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return
+		}
+		if !checking.CompareAndSwap(false, true) {
+			return // a look is under way
+		}
+		go func() {
+			defer checking.Store(false)
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := c.js.Consumer(ctx, stream, name)
+			if errors.Is(err, jetstream.ErrConsumerNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+				c.forgetStream(stream)
+				gone(cc)
+			}
+		}()
+	}))
+}
+
+// consumerGone replaces cc, the consume context of a consumer found gone,
+// by retries that make the consumer (and its stream) again, unless cc was
+// stopped meanwhile. mu guards *cons and *retry; remake makes the consumer.
+func consumerGone(mu *sync.Mutex, cons *jetstream.ConsumeContext, retry *chan struct{}, cc jetstream.ConsumeContext, remake func() (jetstream.ConsumeContext, error)) {
+	mu.Lock()
+	defer mu.Unlock()
+	if *cons == nil || *cons != cc {
+		return
+	}
+	cc.Stop()
+	*cons = nil
+	*retry = retryConsumer(mu, remake, func(cc jetstream.ConsumeContext) { *cons, *retry = cc, nil })
 }
 
 // retryEvery is how often a consumer that could not be made is tried again.

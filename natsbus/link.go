@@ -447,9 +447,11 @@ func (l *natsLink) Start() {
 	// A consumer that cannot be made now (NATS is down) is made again in
 	// the background until it is; what is sent meanwhile waits in the
 	// stream.
-	consume := func() (jetstream.ConsumeContext, error) {
+	var consume func() (jetstream.ConsumeContext, error)
+	consume = func() (jetstream.ConsumeContext, error) {
 		return l.c.consume(l.stream, l.subject, jetstream.ConsumerConfig{Durable: l.durable, FilterSubject: l.subject,
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 5 * time.Second, MaxAckPending: 1024}, l.receiveJS)
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 5 * time.Second, MaxAckPending: 1024}, l.receiveJS,
+			func(cc jetstream.ConsumeContext) { consumerGone(&l.mu, &l.cons, &l.retry, cc, consume) })
 	}
 	set := func(cc jetstream.ConsumeContext) { l.cons, l.retry = cc, nil }
 	if l.c.nc.IsConnected() {

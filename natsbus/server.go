@@ -25,6 +25,13 @@ type ServerConfig struct {
 	MQTTAddr string
 }
 
+// clientMaxPending is how many bytes may wait for one client of the embedded
+// server: one that falls further behind (it stops reading) is cut, as NATS
+// cuts a slow consumer. The server's own default, 64 MiB, let a few
+// clients that subscribe to a home's events and read nothing make the
+// process hold gigabytes. Twice the largest message, so that one fits.
+const clientMaxPending = 16 << 20
+
 // Server is an embedded NATS server with JetStream. It is safe for
 // concurrent use.
 type Server struct {
@@ -49,7 +56,7 @@ func StartServer(cfg ServerConfig) (*Server, error) {
 	}
 	s := &Server{}
 	opts := &server.Options{Host: host, Port: port, JetStream: true, StoreDir: cfg.StoreDir,
-		ServerName: "pervasim", NoSigs: true, NoLog: true, MaxPayload: 8 << 20}
+		ServerName: "pervasim", NoSigs: true, NoLog: true, MaxPayload: 8 << 20, MaxPending: clientMaxPending}
 	if port == 0 {
 		opts.Port = server.RANDOM_PORT
 	}

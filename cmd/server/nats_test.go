@@ -540,3 +540,51 @@ func TestNATSConnectionLogged(t *testing.T) {
 		t.Error("not connected")
 	}
 }
+
+// TestNATSShutdownNotLoggedAsLoss: closing the NATS connection at shutdown
+// is not logged as a loss. It used to log a warning that the connection
+// was lost and was being made again at every shutdown, and, with the NATS
+// server down, an error that chains and homes no longer reached NATS.
+func TestNATSShutdownNotLoggedAsLoss(t *testing.T) {
+	for _, down := range []bool{false, true} {
+		t.Run(fmt.Sprintf("down=%v", down), func(t *testing.T) {
+			srv, err := natsbus.StartServer(natsbus.ServerConfig{Addr: "127.0.0.1:0", StoreDir: t.TempDir()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Shutdown()
+			const dispatcher = "asyncCBDispatcher("
+			before := strings.Count(allGoroutines(), dispatcher)
+			lines := make(chan string, 64)
+			_, _, stop, err := connectNATS(options{natsURL: srv.URL()}, slog.New(slog.NewTextHandler(lineWriter{lines}, nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if down {
+				srv.Shutdown()
+				waitForLine(t, lines, "NATS connection lost") // a real loss is logged
+			}
+			stop()
+			// The connection's callbacks run on a goroutine of its own:
+			// wait for it to end, having run them all.
+			give := time.After(30 * time.Second)
+			for strings.Count(allGoroutines(), dispatcher) > before {
+				select {
+				case <-give:
+					t.Fatal("the connection's callbacks never ended")
+				default:
+					runtime.Gosched()
+				}
+			}
+			close(lines)
+			for l := range lines {
+				t.Errorf("logged at shutdown: %s", l)
+			}
+		})
+	}
+}
+
+func allGoroutines() string {
+	buf := make([]byte, 1<<22)
+	return string(buf[:runtime.Stack(buf, true)])
+}

@@ -518,6 +518,10 @@ func connectNATS(o options, log *slog.Logger) (nc *nats.Conn, lines string, stop
 		lines += fmt.Sprintf("  MQTT           mqtt://%s  (topics %s/<home>/…)\n", srv.MQTTAddr(), o.natsPrefix)
 	}
 	return nc, lines, func() {
+		// Closed on purpose: neither a loss to report nor the end of a
+		// connection that chains and homes still need.
+		nc.SetDisconnectErrHandler(nil)
+		nc.SetClosedHandler(nil)
 		nc.Drain()
 		nc.Close()
 		if srv != nil {

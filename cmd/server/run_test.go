@@ -669,8 +669,10 @@ func TestShutdownWithStalledClients(t *testing.T) {
 }
 
 // fillRestOut makes a chain "big" whose rest-out "out" keeps 100 messages of
-// 600 KiB: close to 60 MiB to read at its data URL, more than the sockets'
-// buffers between server and client hold.
+// 200 KiB: 20 MiB to read at its data URL, more than the sockets' buffers
+// between server and client hold (about 10 MiB on Linux's loopback), and
+// little enough to encode in well under the shutdown's grace on a loaded
+// machine under -race.
 func fillRestOut(t *testing.T, base string) {
 	t.Helper()
 	post := func(path, ctype string, body []byte) {
@@ -689,7 +691,7 @@ func fillRestOut(t *testing.T, base string) {
 	post("/mediation/big/adapter/rest-out/out", "", nil)
 	post("/mediation/big/bindings", "application/json", []byte(`{"from":"in:out","to":"out:in"}`))
 	post("/mediation/runtime/big/start", "", nil)
-	msg := bytes.Repeat([]byte("x"), 600<<10)
+	msg := bytes.Repeat([]byte("x"), 200<<10)
 	for range 100 {
 		post("/mediation/runtime/big/components/in/data", "text/plain", msg)
 	}

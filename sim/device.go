@@ -500,6 +500,7 @@ func (h *Home) moveLocked(x, y *int, nx, ny *int, location *string) (moved bool,
 // on error the caller drops it.
 func applyProperties(d *device, props map[string]any) error {
 	var changes []propChange // applied together at the end
+	free := false            // whether a property the kind does not define is set
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		v := props[k]
 		if err := checkKey("property name", k); err != nil {
@@ -554,10 +555,20 @@ func applyProperties(d *device, props map[string]any) error {
 				return err
 			}
 			changes = append(changes, propChange{name: k, value: nv})
+			free = true
 		}
 	}
-	if len(changes) > 0 {
+	if len(changes) == 0 {
+		return nil
+	}
+	if !free {
 		d.props.apply(changes)
+		return nil
+	}
+	before := d.freeProperties()
+	d.props.apply(changes)
+	if n := d.freeProperties(); n > MaxFreeProperties && n > before {
+		return invalidf("device %q would hold %d properties beside its kind's, more than %d", truncate(d.ID), n, MaxFreeProperties)
 	}
 	return nil
 }
@@ -658,6 +669,28 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 		}
 		h.publishLocked(Event{Type: t, DeviceID: d.ID, Device: snap(), Property: k, Value: cloneValue(nv), OldValue: cloneValue(ov)})
 	}
+}
+
+// MaxFreeProperties bounds the properties a device holds beside its kind's
+// own (free properties, set by an update or a script): a change of each is
+// an event that carries the whole device, so an update of many on a device
+// of many would cost their product. An update or a creation that would
+// leave a device with more is an error of kind [ErrInvalid].
+const MaxFreeProperties = 1000
+
+// freeProperties returns the number of d's properties that its kind does
+// not define.
+func (d *device) freeProperties() int {
+	if d.props.names == nil {
+		return 0
+	}
+	n := 0
+	for _, name := range d.props.names.s {
+		if _, ok := d.kind.Resolve(name); !ok {
+			n++
+		}
+	}
+	return n
 }
 
 // maxValueDepth bounds the nesting of free property values.

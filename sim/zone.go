@@ -122,6 +122,9 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 	if err := checkZoneGeometry(z); err != nil {
 		return Zone{}, err
 	}
+	if n := len(spec.Variables); n > MaxZoneVariables {
+		return Zone{}, invalidf("zone %q would hold %d variables, more than %d", z.ID, n, MaxZoneVariables)
+	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Variables)) {
 		if err := checkVariable(k, spec.Variables[k], h.physics); err != nil {
 			return Zone{}, err
@@ -169,6 +172,13 @@ func (h *Home) Zones() []Zone {
 	return out
 }
 
+// MaxZoneVariables bounds the variables a zone holds: a change of each is an
+// event that carries the whole zone, so an update of many on a zone of many
+// would cost their product. A creation or an update that would leave a zone
+// with more is an error of kind [ErrInvalid]. (The variables the home
+// derives, such as Electricity and Noise, may take a zone past it.)
+const MaxZoneVariables = 1000
+
 // UpdateZone applies a partial change to a zone and returns the zone after
 // it. The change is validated in full before anything is applied. Moving or
 // resizing the zone relocates the devices and persons in its rectangle
@@ -201,12 +211,22 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 		return Zone{}, err
 	}
 	names := slices.Sorted(maps.Keys(u.Variables))
+	n := len(cur.Variables)
 	for _, k := range names {
+		_, had := cur.Variables[k]
 		if v := u.Variables[k]; v != nil {
 			if err := checkVariable(k, *v, h.physics); err != nil {
 				return Zone{}, err
 			}
+			if !had {
+				n++
+			}
+		} else if had {
+			n--
 		}
+	}
+	if n > MaxZoneVariables && n > len(cur.Variables) {
+		return Zone{}, invalidf("zone %q would hold %d variables, more than %d", cur.ID, n, MaxZoneVariables)
 	}
 
 	// Valid: apply, then publish what changed.

@@ -1,0 +1,117 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/pervasim/pervasim/sim"
+)
+
+// freeProps returns n free properties named <prefix>0 … <prefix>n-1.
+func freeProps(prefix string, n int) map[string]any {
+	m := make(map[string]any, n)
+	for i := range n {
+		m[fmt.Sprint(prefix, i)] = float64(i)
+	}
+	return m
+}
+
+// zoneVars returns n variables named <prefix>0 … <prefix>n-1.
+func zoneVars(prefix string, n int) map[string]float64 {
+	m := make(map[string]float64, n)
+	for i := range n {
+		m[fmt.Sprint(prefix, i)] = float64(i)
+	}
+	return m
+}
+
+// TestFreePropertiesBounded: a device holds at most MaxFreeProperties
+// properties beside its kind's, and a zone at most MaxZoneVariables
+// variables. Each change of one is an event carrying the whole device or
+// zone, so without a bound one request adding tens of thousands to one of
+// tens of thousands held gigabytes. A change past the bound is ErrInvalid
+// and changes nothing; one that stays within it, or shrinks, passes.
+func TestFreePropertiesBounded(t *testing.T) {
+	const maxP, maxV = sim.MaxFreeProperties, sim.MaxZoneVariables
+	ptr := func(v float64) *float64 { return &v }
+	tests := []struct {
+		name    string
+		run     func(h *sim.Home) error
+		invalid bool
+	}{
+		{"create device at the bound", func(h *sim.Home) error {
+			_, err := h.CreateDevice(sim.DeviceSpec{ID: "new", Type: "Tablet", Properties: freeProps("p", maxP)})
+			return err
+		}, false},
+		{"create device past the bound", func(h *sim.Home) error {
+			_, err := h.CreateDevice(sim.DeviceSpec{ID: "new", Type: "Tablet", Properties: freeProps("p", maxP+1)})
+			return err
+		}, true},
+		{"kind's own properties do not count", func(h *sim.Home) error {
+			p := freeProps("p", maxP)
+			p["heater.powerLevel"] = 0.5
+			_, err := h.CreateDevice(sim.DeviceSpec{ID: "new", Type: "Heater", Properties: p})
+			return err
+		}, false},
+		{"update past the bound", func(h *sim.Home) error {
+			_, err := h.UpdateDevice("full", sim.DeviceUpdate{Properties: map[string]any{"one-more": 1.0}})
+			return err
+		}, true},
+		{"update past the bound at once", func(h *sim.Home) error {
+			_, err := h.UpdateDevice("empty", sim.DeviceUpdate{Properties: freeProps("q", 2*maxP)})
+			return err
+		}, true},
+		{"update replacing one at the bound", func(h *sim.Home) error {
+			_, err := h.UpdateDevice("full", sim.DeviceUpdate{Properties: map[string]any{"p0": nil, "other": 1.0}})
+			return err
+		}, false},
+		{"update of a held property at the bound", func(h *sim.Home) error {
+			_, err := h.UpdateDevice("full", sim.DeviceUpdate{Properties: map[string]any{"p1": "x"}})
+			return err
+		}, false},
+		{"create zone at the bound", func(h *sim.Home) error {
+			_, err := h.CreateZone(sim.ZoneSpec{ID: "new", RightX: 1, BottomY: 1, Variables: zoneVars("v", maxV)})
+			return err
+		}, false},
+		{"create zone past the bound", func(h *sim.Home) error {
+			_, err := h.CreateZone(sim.ZoneSpec{ID: "new", RightX: 1, BottomY: 1, Variables: zoneVars("v", maxV+1)})
+			return err
+		}, true},
+		{"zone update past the bound", func(h *sim.Home) error {
+			_, err := h.UpdateZone("full", sim.ZoneUpdate{Variables: map[string]*float64{"one-more": ptr(1)}})
+			return err
+		}, true},
+		{"zone update replacing one at the bound", func(h *sim.Home) error {
+			_, err := h.UpdateZone("full", sim.ZoneUpdate{Variables: map[string]*float64{"v0": nil, "other": ptr(1)}})
+			return err
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true})
+			mustDevice(t, h, sim.DeviceSpec{ID: "full", Type: "Tablet", Properties: freeProps("p", maxP)})
+			mustDevice(t, h, sim.DeviceSpec{ID: "empty", Type: "Tablet"})
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "full", RightX: 10, BottomY: 10, Variables: zoneVars("v", maxV)}); err != nil {
+				t.Fatal(err)
+			}
+			devices, zones := h.Devices(), h.Zones()
+			err := tt.run(h)
+			if got := errors.Is(err, sim.ErrInvalid); got != tt.invalid {
+				t.Fatalf("error = %v, want ErrInvalid: %v", err, tt.invalid)
+			}
+			if !tt.invalid {
+				return
+			}
+			if diff := cmp.Diff(devices, h.Devices()); diff != "" {
+				t.Errorf("a refused change changed the devices (-before +after):\n%s", diff)
+			}
+			if diff := cmp.Diff(zones, h.Zones()); diff != "" {
+				t.Errorf("a refused change changed the zones (-before +after):\n%s", diff)
+			}
+		})
+	}
+}

@@ -37,7 +37,8 @@ func (e *forbiddenError) Is(err error) bool { return err == errForbidden }
 //     OPTIONS) from a browser must come from an allowed origin: a loopback
 //     origin (http or https, localhost, 127.0.0.1 or [::1], any port), the
 //     server's own (the request's Host), or one of AllowOrigins; "*" there
-//     allows every origin.
+//     allows every origin. Without an Origin, a request the browser marks
+//     Sec-Fetch-Site: cross-site is refused too, unless "*" is allowed.
 //
 // Responses to an allowed Origin carry the CORS headers that let the page
 // read them; others carry none, so a foreign page can neither read the API
@@ -169,6 +170,14 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		if !allowed {
 			writeError(w, r, &forbiddenError{"origin " + quoteShort(origin) + " may not change this server: start it with -allow-origin to allow it"})
+			return
+		}
+		// A browser that says the request comes from another site
+		// (Fetch Metadata) but gives no Origin (an older one, or a
+		// privacy extension that strips it) is not let through for the
+		// Origin it left out.
+		if origin == "" && !g.anyOrig && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			writeError(w, r, &forbiddenError{"a cross-site request (Sec-Fetch-Site) without an Origin may not change this server: start it with -allow-origin '*' to allow it"})
 			return
 		}
 	}

@@ -14,6 +14,7 @@ import (
 type guardRequest struct {
 	method, path, host, origin, contentType, auth, body string
 	preflight                                           string // Access-Control-Request-Method
+	fetchSite                                           string // Sec-Fetch-Site
 }
 
 func (g guardRequest) send(h http.Handler) *httptest.ResponseRecorder {
@@ -32,7 +33,7 @@ func (g guardRequest) send(h http.Handler) *httptest.ResponseRecorder {
 		r.Host = "127.0.0.1:8080"
 	}
 	for k, v := range map[string]string{"Origin": g.origin, "Content-Type": g.contentType, "Authorization": g.auth,
-		"Access-Control-Request-Method": g.preflight} {
+		"Access-Control-Request-Method": g.preflight, "Sec-Fetch-Site": g.fetchSite} {
 		if v != "" {
 			r.Header.Set(k, v)
 		}
@@ -66,6 +67,8 @@ func TestForeignPagesCannotWrite(t *testing.T) {
 		{"the allowed origin's name over another scheme", []string{"https://good.example"}, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "http://good.example", contentType: "text/plain", body: zoneBody}},
 		{"a look-alike of localhost", nil, guardRequest{method: "POST", path: "/platform/zones/zone", origin: "http://localhost.evil.example", contentType: "text/plain", body: zoneBody}},
 		{"PUT", nil, guardRequest{method: "PUT", path: "/platform/clocks/clock/default", origin: "https://evil.example", body: `{"factor":1000}`}},
+		{"cross-site without an Origin", nil, guardRequest{method: "POST", path: "/platform/zones/zone", fetchSite: "cross-site", contentType: "text/plain", body: zoneBody}},
+		{"cross-site form without an Origin", []string{"https://good.example"}, guardRequest{method: "DELETE", path: "/platform/simulation", fetchSite: "cross-site"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,22 +120,26 @@ func TestAllowedOrigins(t *testing.T) {
 		host     string
 		origin   string
 		wantACAO string
+		site     string // Sec-Fetch-Site
 	}{
-		{"localhost, any port", nil, "", "http://localhost:5173", "http://localhost:5173"},
-		{"127.0.0.1 over https", nil, "", "https://127.0.0.1:8443", "https://127.0.0.1:8443"},
-		{"[::1]", nil, "", "http://[::1]:3000", "http://[::1]:3000"},
-		{"the server's own origin", nil, "192.168.1.20:8080", "http://192.168.1.20:8080", "http://192.168.1.20:8080"},
-		{"a listed origin", []string{"https://good.example", "http://other.example:81"}, "", "https://good.example", "https://good.example"},
-		{"a listed origin with its port", []string{"https://good.example", "http://other.example:81"}, "", "http://other.example:81", "http://other.example:81"},
-		{"every origin, explicitly", []string{"*"}, "", "https://anyone.example", "*"},
-		{"no Origin: not a browser", nil, "", "", ""},
+		{"localhost, any port", nil, "", "http://localhost:5173", "http://localhost:5173", ""},
+		{"127.0.0.1 over https", nil, "", "https://127.0.0.1:8443", "https://127.0.0.1:8443", ""},
+		{"[::1]", nil, "", "http://[::1]:3000", "http://[::1]:3000", ""},
+		{"the server's own origin", nil, "192.168.1.20:8080", "http://192.168.1.20:8080", "http://192.168.1.20:8080", ""},
+		{"a listed origin", []string{"https://good.example", "http://other.example:81"}, "", "https://good.example", "https://good.example", ""},
+		{"a listed origin with its port", []string{"https://good.example", "http://other.example:81"}, "", "http://other.example:81", "http://other.example:81", ""},
+		{"every origin, explicitly", []string{"*"}, "", "https://anyone.example", "*", ""},
+		{"no Origin: not a browser", nil, "", "", "", ""},
+		{"no Origin, same origin", nil, "", "", "", "same-origin"},
+		{"no Origin, cross-site, every origin allowed", []string{"*"}, "", "", "", "cross-site"},
+		{"cross-site from an allowed origin", []string{"https://good.example"}, "", "https://good.example", "https://good.example", "cross-site"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(t)
 			h := httpapi.NewHandler(httpapi.Config{Home: f.home, AllowOrigins: tt.origins})
 			defer h.Close()
-			rec := guardRequest{method: "POST", path: "/platform/zones/zone", host: tt.host, origin: tt.origin, contentType: "text/plain", body: zoneBody}.send(h)
+			rec := guardRequest{method: "POST", path: "/platform/zones/zone", host: tt.host, origin: tt.origin, contentType: "text/plain", body: zoneBody, fetchSite: tt.site}.send(h)
 			if rec.Code != http.StatusOK {
 				t.Fatalf("POST from %q = %d %s, want 200", tt.origin, rec.Code, rec.Body)
 			}

@@ -75,8 +75,9 @@ type Config struct {
 	// duration) and the handler's own warnings and errors. Nil means no
 	// request lines, and warnings to slog.Default().
 	Logger *slog.Logger
-	// ScriptsQuota bounds the bytes of script text the player holds; an
-	// upload past it is 503 busy. Zero means [DefaultScriptsQuota].
+	// ScriptsQuota bounds the bytes of scripts the player holds, their
+	// text and their parsed actions (see sim.ScriptCost); an upload past
+	// it is 503 busy. Zero means [DefaultScriptsQuota].
 	ScriptsQuota int
 	// Prefix, such as "/homes/lab", is put before every path the handler
 	// serves: both roots, /simulator, /events, /healthz and /openapi.json.

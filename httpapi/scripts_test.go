@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/benbjohnson/clock"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/pervasim/pervasim/httpapi"
 	"github.com/pervasim/pervasim/sim"
@@ -202,7 +204,11 @@ func TestScriptSnapshotWithinQuota(t *testing.T) {
 	if err := sim.WriteScript(&b, home, time.UTC); err != nil {
 		t.Fatal(err)
 	}
-	size := b.Len()
+	sc, err := home.ParseScript(bytes.NewReader(b.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := sim.ScriptCost(b.Bytes(), sc) // what the player counts for it
 	h := httpapi.NewHandler(httpapi.Config{Home: home, Scripts: scriptDir(t, dir), ScriptsQuota: 2*size + size/2})
 	defer h.Close()
 	f := &fixture{home: home, handler: h}
@@ -231,6 +237,46 @@ func TestScriptSnapshotWithinQuota(t *testing.T) {
 	}
 	if got, max := home.ScriptBytes(), 2*size+size/2; got > max {
 		t.Errorf("the player holds %d bytes of scripts, past the quota of %d", got, max)
+	}
+}
+
+// TestScriptQuotaCountsActions: the quota counts what the player holds for
+// a script, its parsed actions with its text: a script of many short
+// elements held 24 times its text, so a quota of text alone let 256 MiB of
+// scripts hold gigabytes. Past the quota, an upload is 503 busy and the
+// player is as it was.
+func TestScriptQuotaCountsActions(t *testing.T) {
+	const quota = 4 << 20
+	short := "<behavior>" + strings.Repeat("<a/>", 200_000) + "</behavior>" // 800 kB of text, 200,000 actions
+	tests := []struct {
+		name, script string
+		busy         bool
+	}{
+		{"many short actions", short, true},
+		{"the same text in one action", "<behavior><a b=\"" + strings.Repeat("x", len(short)-30) + "\"/></behavior>", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+			h := httpapi.NewHandler(httpapi.Config{Home: home, ScriptsQuota: quota})
+			defer h.Close()
+			f := &fixture{home: home, handler: h, noSpec: true}
+			rec := f.doType(t, "POST", "/platform/scriptPlayer/script?id=s.bhv", "application/xml", tt.script)
+			got, want := []any{rec.Code, ""}, []any{http.StatusOK, ""}
+			if tt.busy {
+				got[1] = errorCode(t, rec.Body.String())
+				want = []any{http.StatusServiceUnavailable, "busy"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("upload (-want +got):\n%s\n%.300s", diff, rec.Body)
+			}
+			if n := home.ScriptBytes(); n > quota {
+				t.Errorf("the player holds %d bytes of scripts, past the quota of %d", n, quota)
+			}
+			if tt.busy && len(home.Scripts()) != 0 {
+				t.Errorf("the refused script is in the player")
+			}
+		})
 	}
 }
 

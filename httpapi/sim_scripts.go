@@ -105,12 +105,12 @@ func (s *server) syncScripts() {
 	}
 }
 
-// checkQuota refuses a script of n bytes for id when the player would hold
-// more than the quota.
+// checkQuota refuses a script that counts n bytes (see sim.ScriptCost) for
+// id when the player would hold more than the quota.
 func (s *server) checkQuota(id string, n int) error {
 	total := s.shared.scriptBytes() + n
-	if src, err := s.home.ScriptSource(id); err == nil {
-		total -= len(src)
+	if old, err := s.home.ScriptSize(id); err == nil {
+		total -= old
 	}
 	if total > s.scriptsQuota {
 		return errkind.Errorf(errBusy, "the scripts would take %d bytes, more than the %d the server keeps (-scripts-quota); remove some first",
@@ -274,7 +274,13 @@ func (s *server) handleScriptCreate() http.Handler {
 			}
 			src = b.Bytes()
 		}
-		if err := s.checkQuota(id, len(src)); err != nil {
+		// Parsed first, to count what its actions will hold.
+		sc, err := s.home.ParseScript(bytes.NewReader(src))
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		if err := s.checkQuota(id, sim.ScriptCost(src, sc)); err != nil {
 			writeError(w, r, err)
 			return
 		}

@@ -57,6 +57,11 @@ func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, er
 		}
 		return p, nil
 	}
+	// A multipart form (curl -F) would be read as a urlencoded one, its
+	// fields lost in the part headers: refused rather than done without them.
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") {
+		return p, invalidf("a %s body is not read: send the parameters as a form (application/x-www-form-urlencoded, curl -d), in the query string or as a JSON object", mt)
+	}
 	form, err := parseForm(string(body))
 	if err != nil {
 		return p, err

@@ -391,3 +391,48 @@ func isStream(method, target string) bool {
 	u, err := url.ParseRequestURI(target)
 	return method == http.MethodGet && (err != nil || strings.HasSuffix(u.Path, "/events"))
 }
+
+// FuzzMultipartForms sends any multipart/form-data body (boundary "B") to
+// a route that reads parameters and to one that reads a message: never a
+// 5xx, errors are JSON, and a refused request leaves every chain as it was.
+func FuzzMultipartForms(f *testing.F) {
+	part := func(name, value string) string {
+		return "--B\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + value + "\r\n"
+	}
+	for _, s := range []string{
+		part("properties", "{floor=2}") + "--B--\r\n",
+		part("content", "x") + part("prop.k", "v") + "--B--\r\n",
+		part("properties", "{floor=2}"),
+		"--B\r\nContent-Disposition: form-data\r\n\r\nx\r\n--B--\r\n",
+		"--B\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\n{a=1}\r\n--B--\r\n",
+		"",
+	} {
+		f.Add(false, s)
+		f.Add(true, s)
+	}
+	f.Fuzz(func(t *testing.T, message bool, body string) {
+		path := "/mediation/c/components/tag"
+		method := "PUT"
+		if message {
+			path, method = "/mediation/runtime/c/components/in/data", "POST"
+		}
+		fx := newFixture(t)
+		for _, s := range pipeline {
+			if rec := fx.med(t, s); rec.Code != http.StatusOK {
+				t.Fatalf("setup %s %s = %d", s.method, s.path, rec.Code)
+			}
+		}
+		before := fx.medState(t)
+		rec := fx.doType(t, method, path, "multipart/form-data; boundary=B", body)
+		switch {
+		case rec.Code == http.StatusOK:
+		case rec.Code >= 400 && rec.Code < 500:
+			errorCode(t, rec.Body.String())
+			if after := fx.medState(t); after != before {
+				t.Fatalf("%s %s %q = %d but changed the chains:\nbefore %s\nafter  %s", method, path, body, rec.Code, before, after)
+			}
+		default:
+			t.Fatalf("%s %s %q = %d %s", method, path, body, rec.Code, rec.Body)
+		}
+	})
+}

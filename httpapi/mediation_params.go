@@ -3,7 +3,9 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"net/url"
 	"strings"
@@ -57,12 +59,17 @@ func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, er
 		}
 		return p, nil
 	}
-	// A multipart form (curl -F) would be read as a urlencoded one, its
-	// fields lost in the part headers: refused rather than done without them.
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") {
-		return p, invalidf("a %s body is not read: send the parameters as a form (application/x-www-form-urlencoded, curl -d), in the query string or as a JSON object", mt)
+	var form url.Values
+	if mt, mp, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); strings.HasPrefix(mt, "multipart/") {
+		// Read as a urlencoded form, its fields would be lost in the part
+		// headers.
+		if mt != "multipart/form-data" {
+			return p, invalidf("a %s body is not read: send the parameters as a form (curl -d or -F), in the query string or as a JSON object", mt)
+		}
+		form, err = parseMultipart(body, mp["boundary"])
+	} else {
+		form, err = parseForm(string(body))
 	}
-	form, err := parseForm(string(body))
 	if err != nil {
 		return p, err
 	}
@@ -70,6 +77,44 @@ func readParams(w http.ResponseWriter, r *http.Request, limit int64) (params, er
 		p.values[k] = v
 	}
 	return p, nil
+}
+
+// parseMultipart decodes a multipart/form-data body (curl -F, an HTML form
+// of that encoding): each part is a field, its text the value, a file's
+// included (curl -F properties=@props.txt). The body is whole in memory,
+// within the request's bound. A part without a name, a body that is not
+// well formed, or a name or value that is not valid UTF-8 is an error.
+func parseMultipart(body []byte, boundary string) (url.Values, error) {
+	if boundary == "" {
+		return nil, invalidf("a multipart/form-data body needs the boundary parameter of its Content-Type")
+	}
+	if !bytes.Contains(body, []byte("--"+boundary+"--")) {
+		// The reader takes a body cut short before a part for one that ends.
+		return nil, invalidf("the multipart/form-data body is cut short: it has no closing boundary")
+	}
+	v := url.Values{}
+	mr := multipart.NewReader(bytes.NewReader(body), boundary)
+	for {
+		part, err := mr.NextRawPart() // as sent: no Content-Transfer-Encoding decoding
+		if err == io.EOF {
+			return v, nil
+		}
+		if err != nil {
+			return nil, invalidf("the multipart/form-data body is not well formed: %v", err)
+		}
+		name := part.FormName()
+		if name == "" {
+			return nil, invalidf("a part of the multipart/form-data body has no name (Content-Disposition: form-data; name=...)")
+		}
+		val, err := io.ReadAll(part)
+		if err != nil {
+			return nil, invalidf("the multipart/form-data body is not well formed: %v", err)
+		}
+		if !utf8.ValidString(name) || !utf8.Valid(val) {
+			return nil, invalidf("field %q is not valid UTF-8", strings.ToValidUTF8(name, "\ufffd"))
+		}
+		v.Add(name, string(val))
+	}
 }
 
 // parseForm decodes a query string or form body leniently: pairs are split

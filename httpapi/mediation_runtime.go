@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -72,8 +73,23 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 		return m, err
 	}
 	fields := q
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt, mp, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	text := strings.HasPrefix(mt, "text/") // even empty or blank, the content as it is
+	// form takes the fields of a form body: the content and properties.
+	form := func(form url.Values) error {
+		for k := range form {
+			if !messageField(k) {
+				return invalidf("form field %q is neither content nor prop.<name>: it would be lost", k)
+			}
+		}
+		for k, v := range form {
+			fields[k] = append(fields[k], v...)
+		}
+		if c, ok := fields["content"]; ok { // the form's, else the query's
+			m.Content = c[len(c)-1]
+		}
+		return nil
+	}
 	switch {
 	case !text && len(bytes.TrimSpace(body)) == 0:
 		// No body: the query's content field, if any, is the content.
@@ -86,20 +102,20 @@ func (s *server) readMessage(w http.ResponseWriter, r *http.Request) (mediation.
 			return m, invalidf("request body is not valid JSON: %v", err)
 		}
 	case mt == "application/x-www-form-urlencoded" && isForm(body):
-		form, err := parseForm(string(body))
+		f, err := parseForm(string(body))
 		if err != nil {
 			return m, err
 		}
-		for k := range form {
-			if !messageField(k) {
-				return m, invalidf("form field %q is neither content nor prop.<name>: it would be lost", k)
-			}
+		if err := form(f); err != nil {
+			return m, err
 		}
-		for k, v := range form {
-			fields[k] = append(fields[k], v...)
+	case mt == "multipart/form-data": // curl -F content=hello -F prop.site=lab
+		f, err := parseMultipart(body, mp["boundary"])
+		if err != nil {
+			return m, err
 		}
-		if c, ok := fields["content"]; ok { // the form's, else the query's
-			m.Content = c[len(c)-1]
+		if err := form(f); err != nil {
+			return m, err
 		}
 	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
 		return m, invalidf("request body is not valid JSON")

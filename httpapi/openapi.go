@@ -161,7 +161,7 @@ func schemas() obj {
 			"content": anyValue, "properties": obj{"type": "object", "additionalProperties": anyValue},
 		}},
 		"Messages": obj{"type": "object", "properties": obj{"messages": arrayOf(ref("Message"))}},
-		"Form":     obj{"type": "object", "description": "form fields, as curl -d sends them: properties in Cilia's {key=value; …} syntax, type, from, to, linker, command", "additionalProperties": obj{"type": "string"}},
+		"Form":     obj{"type": "object", "description": "form fields, as curl -d (urlencoded) or curl -F (multipart) sends them: properties in Cilia's {key=value; …} syntax, type, from, to, linker, command", "additionalProperties": obj{"type": "string"}},
 	}
 }
 
@@ -178,9 +178,11 @@ type op struct {
 
 func jsonBody(schema obj) obj { return obj{"application/json": obj{"schema": schema}} }
 
-// jsonOrForm is a request body that is JSON or form fields.
+// jsonOrForm is a request body that is JSON or form fields (urlencoded or
+// multipart).
 func jsonOrForm(schema obj) obj {
-	return obj{"application/json": obj{"schema": schema}, "application/x-www-form-urlencoded": obj{"schema": ref("Form")}}
+	return obj{"application/json": obj{"schema": schema}, "application/x-www-form-urlencoded": obj{"schema": ref("Form")},
+		"multipart/form-data": obj{"schema": ref("Form")}}
 }
 
 func pathParam(name, desc string) obj {
@@ -385,6 +387,7 @@ func openAPI(pre, p, m string, homes bool) []byte {
 			params: []obj{chain, comp}, body: obj{
 				"application/json":                  obj{"schema": obj{}},
 				"application/x-www-form-urlencoded": obj{"schema": ref("Form")},
+				"multipart/form-data":               obj{"schema": ref("Form")},
 				"text/plain":                        obj{"schema": obj{"type": "string"}},
 			}})
 		add(m+"/{chain}", "GET", op{summary: "A chain; as DSCilia with Accept: application/xml", params: []obj{chain},

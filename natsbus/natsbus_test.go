@@ -1013,3 +1013,57 @@ func testStreamsMadeAgainWhenGone(t *testing.T, restart bool) {
 	send("after")
 	check("after")
 }
+
+// TestNATSInReplacedUnderLoadWithADurable: a nats-in of a stream and a
+// durable consumer, replaced while messages are published, by one of the
+// same stream and durable: every message arrives (at least once), as the
+// README promises for swapping one under load; over core NATS what is
+// published during the swap would be lost.
+func TestNATSInReplacedUnderLoadWithADurable(t *testing.T) {
+	s, nc := startNATS(t)
+	e, sink := engine(t, nc)
+	props := map[string]any{"subject": "swap.in", "stream": "SWAP", "durable": "worker"}
+	ch := build(t, e, "swap", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "old", props},
+		{mediation.KindAdapter, natsbus.NATSIn, "new", props},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"old:out", "out:in", "", nil}})
+	js, err := jetstream.New(connect(t, s.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	published := make(chan error, 1)
+	half := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for i := range n {
+			if i == n/2 {
+				close(half)
+			}
+			if _, err := js.Publish(ctx, "swap.in", []byte(strconv.Itoa(i))); err != nil {
+				published <- err
+				return
+			}
+		}
+		published <- nil
+	}()
+	<-half
+	if err := ch.Replace("old", "new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-published; err != nil {
+		t.Fatal(err)
+	}
+	got := map[float64]bool{}
+	timeout := time.After(30 * time.Second)
+	for len(got) < n {
+		select {
+		case m := <-sink:
+			got[m.Content.(float64)] = true
+		case <-timeout:
+			t.Fatalf("received %d distinct messages of %d", len(got), n)
+		}
+	}
+}

@@ -38,7 +38,9 @@ func (e *forbiddenError) Is(err error) bool { return err == errForbidden }
 //     origin (http or https, localhost, 127.0.0.1 or [::1], any port), the
 //     server's own (the request's Host), or one of AllowOrigins; "*" there
 //     allows every origin. Without an Origin, a request the browser marks
-//     Sec-Fetch-Site: cross-site is refused too, unless "*" is allowed.
+//     Sec-Fetch-Site: cross-site is refused too, unless "*" is allowed. The
+//     same holds for opening an event stream (GET), which a foreign page
+//     could not read but would keep open.
 //
 // Responses to an allowed Origin carry the CORS headers that let the page
 // read them; others carry none, so a foreign page can neither read the API
@@ -165,21 +167,30 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &forbiddenError{"this server needs a token: send Authorization: Bearer <token>"})
 		return
 	}
+	var what string
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
+		// A foreign page cannot read an event stream (it gets no CORS
+		// headers), but one it opens (an EventSource, a fetch) would hold
+		// one of the server's stream clients for as long as it stays open.
+		if g.tokenArg(r) {
+			what = "open this server's event stream"
+		}
 	default:
-		if !allowed {
-			writeError(w, r, &forbiddenError{"origin " + quoteShort(origin) + " may not change this server: start it with -allow-origin to allow it"})
-			return
-		}
+		what = "change this server"
+	}
+	switch {
+	case what == "":
+	case !allowed:
+		writeError(w, r, &forbiddenError{"origin " + quoteShort(origin) + " may not " + what + ": start it with -allow-origin to allow it"})
+		return
+	case origin == "" && !g.anyOrig && r.Header.Get("Sec-Fetch-Site") == "cross-site":
 		// A browser that says the request comes from another site
-		// (Fetch Metadata) but gives no Origin (an older one, or a
-		// privacy extension that strips it) is not let through for the
-		// Origin it left out.
-		if origin == "" && !g.anyOrig && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			writeError(w, r, &forbiddenError{"a cross-site request (Sec-Fetch-Site) without an Origin may not change this server: start it with -allow-origin '*' to allow it"})
-			return
-		}
+		// (Fetch Metadata) but gives no Origin (an older one, a privacy
+		// extension that strips it, a no-cors fetch) is not let through
+		// for the Origin it left out.
+		writeError(w, r, &forbiddenError{"a cross-site request (Sec-Fetch-Site) without an Origin may not " + what + ": start the server with -allow-origin '*' to allow it"})
+		return
 	}
 	g.next.ServeHTTP(w, r)
 }

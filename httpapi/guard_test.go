@@ -330,3 +330,56 @@ func FuzzGuard(f *testing.F) {
 		}
 	})
 }
+
+// TestForeignPagesCannotHoldEventStreams: an event stream a foreign page
+// opens (an EventSource sends its Origin, a no-cors fetch only
+// Sec-Fetch-Site) is refused: the page could not read it, but would hold
+// one of the server's stream clients for as long as it stays open. Pages
+// of allowed origins, and clients that are not browsers, get the stream.
+func TestForeignPagesCannotHoldEventStreams(t *testing.T) {
+	tests := []struct {
+		name      string
+		path      string
+		origin    string
+		fetchSite string
+		want      int
+	}{
+		{"a foreign origin", "/platform/events", "https://evil.example", "cross-site", http.StatusForbidden},
+		{"a foreign origin at the root's stream", "/events", "https://evil.example", "", http.StatusForbidden},
+		{"a null origin", "/platform/events", "null", "", http.StatusForbidden},
+		{"cross-site without an Origin", "/platform/events", "", "cross-site", http.StatusForbidden},
+		{"a loopback origin", "/platform/events", "http://localhost:5173", "cross-site", http.StatusOK},
+		{"the page of the server", "/platform/events", "", "same-origin", http.StatusOK},
+		{"not a browser", "/platform/events", "", "", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t)
+			h := httpapi.NewHandler(httpapi.Config{Home: f.home, Engine: f.engine})
+			defer h.Close()
+			// Gone at once: a stream that opens ends without waiting.
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			r := httptest.NewRequestWithContext(ctx, "GET", tt.path, nil)
+			r.Host = "127.0.0.1:8080"
+			for k, v := range map[string]string{"Origin": tt.origin, "Sec-Fetch-Site": tt.fetchSite} {
+				if v != "" {
+					r.Header.Set(k, v)
+				}
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, r)
+			if rec.Code != tt.want {
+				t.Fatalf("GET %s from %q (%s) = %d %s, want %d", tt.path, tt.origin, tt.fetchSite, rec.Code, rec.Body, tt.want)
+			}
+			if tt.want == http.StatusForbidden {
+				if code := errorCode(t, rec.Body.String()); code != "forbidden" {
+					t.Errorf("code %q, want forbidden", code)
+				}
+				if got := rec.Header().Get("Access-Control-Allow-Origin"); got != "" {
+					t.Errorf("Access-Control-Allow-Origin = %q, want none", got)
+				}
+			}
+		})
+	}
+}

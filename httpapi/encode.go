@@ -8,6 +8,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
@@ -58,6 +59,11 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, erro
 // client that waits for 100 Continue is not asked to send it, and one that
 // never sends it does not hold the request open.
 func readBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	if ce := strings.TrimSpace(r.Header.Get("Content-Encoding")); ce != "" && !strings.EqualFold(ce, "identity") && r.ContentLength != 0 {
+		// Read as it is, a compressed body would be refused for what it
+		// looks like (not UTF-8, not JSON), which says nothing of why.
+		return nil, invalidf("a body sent with Content-Encoding %s is not read: send it uncompressed", quoteShort(ce))
+	}
 	if r.ContentLength > limit {
 		return nil, invalidLimit(limit)
 	}

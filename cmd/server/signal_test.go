@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"net"
+	"net/http"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -54,6 +55,14 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	}
 	defer c.Close()
 	if _, err := c.Write([]byte("POST /platform/zones/zone HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 100\r\n\r\n{")); err != nil {
+		t.Fatal(err)
+	}
+	// The server has taken that connection once it answers one made after
+	// it (connections are accepted in order): a signal before would find
+	// only a connection waiting to be accepted, which the shutdown drops.
+	if res, err := http.Get("http://" + addr + "/healthz"); err == nil {
+		res.Body.Close()
+	} else {
 		t.Fatal(err)
 	}
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {

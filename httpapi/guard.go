@@ -167,30 +167,32 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, &forbiddenError{"this server needs a token: send Authorization: Bearer <token>"})
 		return
 	}
-	var what string
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		// A foreign page cannot read an event stream (it gets no CORS
-		// headers), but one it opens (an EventSource, a fetch) would hold
-		// one of the server's stream clients for as long as it stays open.
-		if g.tokenArg(r) {
-			what = "open this server's event stream"
+	// A browser that says the request comes from another site (Fetch
+	// Metadata) but gives no Origin (an older one, a privacy extension
+	// that strips it, a no-cors fetch) is not let through for the Origin it
+	// left out. Most requests are neither, and pass without more.
+	hidden := origin == "" && !g.anyOrig && r.Header.Get("Sec-Fetch-Site") == "cross-site"
+	if !allowed || hidden {
+		what := "change this server"
+		switch r.Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			// A foreign page cannot read an event stream (it gets no CORS
+			// headers), but one it opens (an EventSource, a fetch) would
+			// hold one of the server's stream clients while it stays open.
+			what = ""
+			if g.tokenArg(r) {
+				what = "open this server's event stream"
+			}
 		}
-	default:
-		what = "change this server"
-	}
-	switch {
-	case what == "":
-	case !allowed:
-		writeError(w, r, &forbiddenError{"origin " + quoteShort(origin) + " may not " + what + ": start it with -allow-origin to allow it"})
-		return
-	case origin == "" && !g.anyOrig && r.Header.Get("Sec-Fetch-Site") == "cross-site":
-		// A browser that says the request comes from another site
-		// (Fetch Metadata) but gives no Origin (an older one, a privacy
-		// extension that strips it, a no-cors fetch) is not let through
-		// for the Origin it left out.
-		writeError(w, r, &forbiddenError{"a cross-site request (Sec-Fetch-Site) without an Origin may not " + what + ": start the server with -allow-origin '*' to allow it"})
-		return
+		switch {
+		case what == "":
+		case !allowed:
+			writeError(w, r, &forbiddenError{"origin " + quoteShort(origin) + " may not " + what + ": start it with -allow-origin to allow it"})
+			return
+		default:
+			writeError(w, r, &forbiddenError{"a cross-site request (Sec-Fetch-Site) without an Origin may not " + what + ": start the server with -allow-origin '*' to allow it"})
+			return
+		}
 	}
 	g.next.ServeHTTP(w, r)
 }

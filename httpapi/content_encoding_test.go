@@ -37,12 +37,7 @@ func TestCompressedBodiesRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.noSpec = true
-			f.mustDo(t, "POST", "/mediation/c", "")
-			f.mustDo(t, "POST", "/mediation/c/adapter/rest-in/in", "")
-			f.mustDo(t, "POST", "/mediation/c/adapter/rest-out/out", "")
-			f.mustDo(t, "POST", "/mediation/c/bindings", `{"from":"in:out","to":"out:in"}`)
+			f := relayFixture(t)
 			snapshot := func() string {
 				return f.state(t) + f.mustDo(t, "GET", "/mediation/c", "").Body.String() +
 					f.mustDo(t, "GET", "/mediation/runtime/c/components/out/data", "").Body.String() +

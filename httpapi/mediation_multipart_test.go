@@ -42,6 +42,22 @@ func urlencodedBody(fields ...string) string {
 // uuids matches a component's UUID.
 var uuids = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 
+// relayFixture returns a fixture, not checked against the OpenAPI document,
+// with a started chain "c" relaying from a rest-in "in" to a rest-out "out",
+// and the rest-outs of more, unbound.
+func relayFixture(t *testing.T, more ...string) *fixture {
+	t.Helper()
+	f := newFixture(t)
+	f.noSpec = true
+	f.mustDo(t, "POST", "/mediation/c", "")
+	f.mustDo(t, "POST", "/mediation/c/adapter/rest-in/in", "")
+	for _, id := range append([]string{"out"}, more...) {
+		f.mustDo(t, "POST", "/mediation/c/adapter/rest-out/"+id, "")
+	}
+	f.mustDo(t, "POST", "/mediation/c/bindings", `{"from":"in:out","to":"out:in"}`)
+	return f
+}
+
 // TestMediationMultipartForms: the mediation routes read a multipart form
 // (curl -F) as they read a urlencoded one (curl -d): the same request in
 // either encoding leaves the same chains and answers the same. Read as a
@@ -65,13 +81,7 @@ func TestMediationMultipartForms(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			state := func(ctype, body string) string {
-				f := newFixture(t)
-				f.noSpec = true
-				f.mustDo(t, "POST", "/mediation/c", "")
-				f.mustDo(t, "POST", "/mediation/c/adapter/rest-in/in", "")
-				f.mustDo(t, "POST", "/mediation/c/adapter/rest-out/out", "")
-				f.mustDo(t, "POST", "/mediation/c/adapter/rest-out/out2", "")
-				f.mustDo(t, "POST", "/mediation/c/bindings", `{"from":"in:out","to":"out:in"}`)
+				f := relayFixture(t, "out2")
 				rec := f.doType(t, tt.method, tt.path, ctype, body)
 				if rec.Code != tt.status {
 					t.Errorf("%s %s (%s) = %d %s, want %d", tt.method, tt.path, ctype, rec.Code, rec.Body, tt.status)
@@ -114,12 +124,7 @@ func TestMediationMultipartRefused(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t)
-			f.noSpec = true
-			f.mustDo(t, "POST", "/mediation/c", "")
-			f.mustDo(t, "POST", "/mediation/c/adapter/rest-in/in", "")
-			f.mustDo(t, "POST", "/mediation/c/adapter/rest-out/out", "")
-			f.mustDo(t, "POST", "/mediation/c/bindings", `{"from":"in:out","to":"out:in"}`)
+			f := relayFixture(t)
 			snapshot := func() string {
 				return f.mustDo(t, "GET", "/mediation/c", "").Body.String() + f.mustDo(t, "GET", "/mediation/runtime/c/components/out/data", "").Body.String()
 			}

@@ -16,11 +16,12 @@ import (
 // called; from then on it reads nothing more from its clients (new ones
 // included), as a NATS server that hangs, connected but not reading.
 type stallProxy struct {
-	ln    net.Listener
-	gate  sync.RWMutex // held for writing while stalled
-	once  sync.Once
-	mu    sync.Mutex
-	conns []net.Conn
+	ln      net.Listener
+	stalled chan struct{} // closed by stall
+	done    chan struct{} // closed at the test's end
+	once    sync.Once
+	mu      sync.Mutex
+	conns   []net.Conn
 }
 
 func newStallProxy(t *testing.T, upstream string) *stallProxy {
@@ -29,7 +30,7 @@ func newStallProxy(t *testing.T, upstream string) *stallProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &stallProxy{ln: ln}
+	p := &stallProxy{ln: ln, stalled: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -49,8 +50,13 @@ func newStallProxy(t *testing.T, upstream string) *stallProxy {
 			go func() {
 				buf := make([]byte, 4096)
 				for {
-					p.gate.RLock() // waits while stalled
-					p.gate.RUnlock()
+					select {
+					case <-p.stalled: // reads nothing more, until the test ends
+						<-p.done
+						up.Close()
+						return
+					default:
+					}
 					n, err := c.Read(buf)
 					if n > 0 {
 						up.Write(buf[:n])
@@ -70,7 +76,7 @@ func newStallProxy(t *testing.T, upstream string) *stallProxy {
 			c.Close()
 		}
 		p.mu.Unlock()
-		p.once.Do(func() {}) // a stall not called cannot be ended below
+		close(p.done)
 	})
 	return p
 }
@@ -78,7 +84,7 @@ func newStallProxy(t *testing.T, upstream string) *stallProxy {
 func (p *stallProxy) url() string { return "nats://" + p.ln.Addr().String() }
 
 // stall stops reading from the clients, for the rest of the test.
-func (p *stallProxy) stall() { p.once.Do(p.gate.Lock) }
+func (p *stallProxy) stall() { p.once.Do(func() { close(p.stalled) }) }
 
 // TestShutdownWithNATSStalled: a NATS server that hangs (connected, reading
 // nothing) while the home's events wait for it holds up no change, and the

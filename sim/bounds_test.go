@@ -1,9 +1,11 @@
 package sim_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/benbjohnson/clock"
 	"github.com/google/go-cmp/cmp"
@@ -111,6 +113,45 @@ func TestFreePropertiesBounded(t *testing.T) {
 			}
 			if diff := cmp.Diff(zones, h.Zones()); diff != "" {
 				t.Errorf("a refused change changed the zones (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestZoneVariablesBoundRestores: the variables the home sets itself
+// (every zone's Temperature and Illuminance in the realistic model) do not
+// count against MaxZoneVariables, so a zone at the bound saved as a script
+// restores: the script creates the zone, which gains them, before it adds
+// the others one by one. Counting them refused the last of those, and a
+// -state directory holding such a home could not be opened.
+func TestZoneVariablesBoundRestores(t *testing.T) {
+	for _, physics := range []sim.Physics{sim.PhysicsContract, sim.PhysicsRealistic} {
+		t.Run(string(physics), func(t *testing.T) {
+			h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true, Physics: physics})
+			if _, err := h.CreateZone(sim.ZoneSpec{ID: "z", RightX: 100, BottomY: 100, Variables: zoneVars("v", sim.MaxZoneVariables)}); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := sim.WriteScript(&buf, h, time.UTC); err != nil {
+				t.Fatal(err)
+			}
+			restored := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true, Physics: physics})
+			s, err := restored.ParseLargeScript(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range s.Actions {
+				if err := a.Apply(restored); err != nil {
+					t.Fatalf("restoring: %v", err)
+				}
+			}
+			if diff := cmp.Diff(h.Zones(), restored.Zones()); diff != "" {
+				t.Errorf("restored zones differ (-saved +restored):\n%s", diff)
+			}
+			// One more of the zone's own is still refused.
+			one := 1.0
+			if _, err := restored.UpdateZone("z", sim.ZoneUpdate{Variables: map[string]*float64{"one-more": &one}}); !errors.Is(err, sim.ErrInvalid) {
+				t.Errorf("one past the bound: error = %v, want ErrInvalid", err)
 			}
 		})
 	}

@@ -122,8 +122,8 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 	if err := checkZoneGeometry(z); err != nil {
 		return Zone{}, err
 	}
-	if n := len(spec.Variables); n > MaxZoneVariables {
-		return Zone{}, invalidf("zone %q would hold %d variables, more than %d", z.ID, n, MaxZoneVariables)
+	if n := ownVariables(spec.Variables); n > MaxZoneVariables {
+		return Zone{}, invalidf("zone %q would hold %d variables beside those the home sets, more than %d", z.ID, n, MaxZoneVariables)
 	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Variables)) {
 		if err := checkVariable(k, spec.Variables[k], h.physics); err != nil {
@@ -172,12 +172,36 @@ func (h *Home) Zones() []Zone {
 	return out
 }
 
-// MaxZoneVariables bounds the variables a zone holds: a change of each is an
-// event that carries the whole zone, so an update of many on a zone of many
-// would cost their product. A creation or an update that would leave a zone
-// with more is an error of kind [ErrInvalid]. (The variables the home
-// derives, such as Electricity and Noise, may take a zone past it.)
+// MaxZoneVariables bounds the variables a zone holds beside those the home
+// itself sets (Temperature, Illuminance, Noise and Electricity, which do not
+// count): a change of each is an event that carries the whole zone, so an
+// update of many on a zone of many would cost their product. A creation or
+// an update that would leave a zone with more is an error of kind
+// [ErrInvalid]. The home's own do not count, as a kind's properties do not
+// for a device, so that a script saved from a home (where they may have
+// come before or after the others) restores it whatever their order.
 const MaxZoneVariables = 1000
+
+// homeVariable reports whether the home itself sets zone variable name (see
+// MaxZoneVariables).
+func homeVariable(name string) bool {
+	switch name {
+	case VarTemperature, VarIlluminance, VarNoise, VarElectricity:
+		return true
+	}
+	return false
+}
+
+// ownVariables returns the number of vars that the home does not set itself.
+func ownVariables[V any](vars map[string]V) int {
+	n := 0
+	for k := range vars {
+		if !homeVariable(k) {
+			n++
+		}
+	}
+	return n
+}
 
 // UpdateZone applies a partial change to a zone and returns the zone after
 // it. The change is validated in full before anything is applied. Moving or
@@ -211,22 +235,26 @@ func (h *Home) UpdateZone(id string, u ZoneUpdate) (Zone, error) {
 		return Zone{}, err
 	}
 	names := slices.Sorted(maps.Keys(u.Variables))
-	n := len(cur.Variables)
+	var own int // counted only for a change of variables: moves are frequent
+	if len(names) > 0 {
+		own = ownVariables(cur.Variables)
+	}
+	n := own
 	for _, k := range names {
 		_, had := cur.Variables[k]
 		if v := u.Variables[k]; v != nil {
 			if err := checkVariable(k, *v, h.physics); err != nil {
 				return Zone{}, err
 			}
-			if !had {
+			if !had && !homeVariable(k) {
 				n++
 			}
-		} else if had {
+		} else if had && !homeVariable(k) {
 			n--
 		}
 	}
-	if n > MaxZoneVariables && n > len(cur.Variables) {
-		return Zone{}, invalidf("zone %q would hold %d variables, more than %d", cur.ID, n, MaxZoneVariables)
+	if n > MaxZoneVariables && n > own {
+		return Zone{}, invalidf("zone %q would hold %d variables beside those the home sets, more than %d", cur.ID, n, MaxZoneVariables)
 	}
 
 	// Valid: apply, then publish what changed.

@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,16 +19,32 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() {
-		// The first signal starts the graceful shutdown; a second ends the
-		// process at once, as a signal does by default (with -state, what
-		// was acknowledged is in the journal already).
-		<-ctx.Done()
-		stop()
-		fmt.Fprintln(os.Stderr, "server: stopping; Ctrl-C again stops it at once")
-	}()
+	finished := make(chan struct{})
+	defer close(finished) // before stop: its end of ctx is no signal
+	go secondSignal(ctx, stop, finished, os.Stderr)
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
+}
+
+// secondSignal waits for the first signal (ctx's end), which starts the
+// graceful shutdown, then calls stop, so that a second ends the process at
+// once, as a signal does by default (with -state, what was acknowledged is
+// in the journal already), and says so on w. It returns, saying nothing,
+// once finished is closed: run returned, and ctx ends because main calls
+// stop as it returns (after -version, say), not because of a signal.
+func secondSignal(ctx context.Context, stop func(), finished <-chan struct{}, w io.Writer) {
+	select {
+	case <-ctx.Done():
+	case <-finished:
+		return
+	}
+	select {
+	case <-finished: // both were ready: ctx ended with main
+		return
+	default:
+	}
+	stop()
+	fmt.Fprintln(w, "server: stopping; Ctrl-C again stops it at once")
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -91,5 +93,37 @@ func TestSecondSignalStopsAtOnce(t *testing.T) {
 	ws, ok := exit.Sys().(syscall.WaitStatus)
 	if !ok || !ws.Signaled() || ws.Signal() != syscall.SIGINT {
 		t.Fatalf("after a second Ctrl-C the server exited with %v, want ended by SIGINT", err)
+	}
+}
+
+// TestNoSecondSignalNoticeAtExit: the notice that a second Ctrl-C stops
+// the server at once follows a signal, not the end of the signal context
+// that main's deferred stop makes as it returns: `server -version` (or
+// -h) printed it now and then.
+func TestNoSecondSignalNoticeAtExit(t *testing.T) {
+	for range 100 {
+		ctx, cancel := context.WithCancel(context.Background())
+		finished := make(chan struct{})
+		var out bytes.Buffer
+		done := make(chan struct{})
+		go func() {
+			secondSignal(ctx, func() {}, finished, &out)
+			close(done)
+		}()
+		close(finished) // as main returns: finished, then stop
+		cancel()
+		<-done
+		if out.Len() > 0 {
+			t.Fatalf("at exit without a signal: %q", out.String())
+		}
+	}
+	// A signal: stop is called and the notice given.
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := false
+	var out bytes.Buffer
+	cancel()
+	secondSignal(ctx, func() { stopped = true }, make(chan struct{}), &out)
+	if !stopped || !strings.Contains(out.String(), "Ctrl-C again") {
+		t.Errorf("after a signal: stop called %v, said %q", stopped, out.String())
 	}
 }

@@ -567,18 +567,26 @@ func TestNATSShutdownNotLoggedAsLoss(t *testing.T) {
 			stop()
 			// The connection's callbacks run on a goroutine of its own:
 			// wait for it to end, having run them all.
+			// Polled, not spun: each look stops the world and reads every
+			// goroutine's stack.
 			give := time.After(30 * time.Second)
 			for strings.Count(allGoroutines(), dispatcher) > before {
 				select {
 				case <-give:
 					t.Fatal("the connection's callbacks never ended")
-				default:
-					runtime.Gosched()
+				case <-time.After(5 * time.Millisecond):
 				}
 			}
-			close(lines)
-			for l := range lines {
-				t.Errorf("logged at shutdown: %s", l)
+			// Not closed: a callback of another test's connection ending
+			// meanwhile could let the loop end before this one's, which
+			// would then send on a closed channel.
+			for drained := false; !drained; {
+				select {
+				case l := <-lines:
+					t.Errorf("logged at shutdown: %s", l)
+				default:
+					drained = true
+				}
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package httpapi
 import (
 	"errors"
 	"net/http"
-	"unicode/utf8"
 
 	"github.com/pervasim/pervasim/internal/errkind"
 )
@@ -52,7 +51,7 @@ type errorBody struct {
 func classify(err error) (status int, code, msg string) {
 	for _, c := range errorClasses {
 		if errors.Is(err, c.kind) {
-			return c.status, c.code, cutMessage(err.Error())
+			return c.status, c.code, errkind.Cut(err.Error(), maxErrorMessage)
 		}
 	}
 	return http.StatusInternalServerError, "internal", "internal error"
@@ -63,19 +62,6 @@ func classify(err error) (status int, code, msg string) {
 // long as the body: past the bound it is cut, so that an error stays a
 // sentence to read, not the request sent back.
 const maxErrorMessage = 2048
-
-// cutMessage returns msg, cut to maxErrorMessage bytes at a character
-// boundary and ended with "…" when longer.
-func cutMessage(msg string) string {
-	if len(msg) <= maxErrorMessage {
-		return msg
-	}
-	i := maxErrorMessage
-	for i > 0 && !utf8.RuneStart(msg[i]) {
-		i--
-	}
-	return msg[:i] + "…"
-}
 
 // WriteError answers r with the JSON error for err as the REST handler
 // does: the status and code of err's kind, Retry-After on 503, and for an

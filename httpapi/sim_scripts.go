@@ -301,9 +301,4 @@ func (s *server) handleScriptCreate() http.Handler {
 }
 
 // truncateID cuts an id for an error message.
-func truncateID(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
-}
+func truncateID(s string) string { return errkind.Cut(s, 64) }

@@ -3,6 +3,7 @@ package sim
 import (
 	"unicode/utf8"
 
+	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/internal/xmlcharset"
 )
 
@@ -96,14 +97,4 @@ func checkPosition(name string, v int) error {
 }
 
 // truncate shortens s for an error message.
-func truncate(s string) string {
-	const max = 40
-	if len(s) <= max {
-		return s
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
+func truncate(s string) string { return errkind.Cut(s, 40) }

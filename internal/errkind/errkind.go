@@ -12,6 +12,7 @@ package errkind
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // The kinds.
@@ -59,4 +60,18 @@ func Of(err error) error {
 		}
 	}
 	return nil
+}
+
+// Cut returns s, cut to at most max bytes on a character boundary and
+// ended with "…" when it is longer: what an error message quotes of what
+// was sent (an id, a type, a whole message) stays a sentence to read.
+func Cut(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := max
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

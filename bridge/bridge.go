@@ -12,7 +12,8 @@
 //     selected property of every selected device when its chain starts and
 //     when a binding from it is added to a started chain (the message
 //     properties then include current=true), so a chain acts on the home
-//     as it is. With "events" true it also emits each event of a selected
+//     as it is (not while [mediation.Engine.Restore] loads the chain again:
+//     the home is restored as the chain left it). With "events" true it also emits each event of a selected
 //     device (a motion sensor's, its only signal): the content is
 //     {"device", "event"} (a motion sensor's event is {"personId",
 //     "motion"}), the properties deviceId, type, location, event (true) and
@@ -379,9 +380,12 @@ func (in *deviceIn) Inject(m mediation.Message, out mediation.Emitter) error {
 }
 
 // Announce emits the current value of every selected property of every
-// selected device, in the home's order, when the adapter was asked to.
+// selected device, in the home's order, when the adapter was asked to;
+// not while the engine restores saved chains (Engine.Restore): the home is
+// restored as it was, with what the chain did to it when it started, and a
+// chain saved stopped is started there before it is stopped again.
 func (in *deviceIn) Announce(out mediation.Emitter) error {
-	if !in.sel.current {
+	if !in.sel.current || in.b.engine.Restoring() {
 		return nil
 	}
 	now := in.b.home.Now().UnixMilli()

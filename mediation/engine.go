@@ -86,6 +86,12 @@ func (e *Engine) Restore(f func() error) error {
 	return f()
 }
 
+// Restoring reports whether a Restore call is in progress: a component
+// that acts on the world when its chain starts (an Announcer) can tell a
+// chain loaded again as it was saved, whose effects the saved state holds
+// already, from one that starts.
+func (e *Engine) Restoring() bool { return e.restoring.Load() > 0 }
+
 // NewEngine returns an engine configured by cfg (see Config for defaults).
 func NewEngine(cfg Config) *Engine {
 	e := &Engine{clock: cfg.Clock, registry: cfg.Registry, chains: map[string]*Chain{},

@@ -1300,3 +1300,76 @@ func TestStateTooBigStreamedChangeClosesAsTheHandler(t *testing.T) {
 		t.Errorf("with the journal: %d %q, connection closed %v; without: %d %q, connection closed %v", code, body, closed, wcode, wbody, wclosed)
 	}
 }
+
+// TestStateRestartDoesNotReannounce: a restart from the state restores the
+// home as it was. A chain with a device-in of current=true acted on the
+// home when it started; loaded again at the restart, it does not act again
+// on what the snapshot holds (a device set by hand since, here), nor does
+// a stopped chain, which the restore makes and then stops.
+func TestStateRestartDoesNotReannounce(t *testing.T) {
+	dir := t.TempDir()
+	s, _ := open(t, dir)
+	for _, c := range []struct{ method, path, ctype, body string }{
+		{"POST", "/platform/devices/device", "application/json", `{"deviceId":"h","type":"iCasa.Heater","positionX":50,"positionY":50}`},
+		{"POST", "/platform/devices/device", "application/json", `{"deviceId":"g","type":"iCasa.Heater","positionX":50,"positionY":50}`},
+		{"PUT", "/platform/devices/device/h", "application/json", `{"properties":{"heater.powerLevel":0.3}}`},
+		{"POST", "/mediation/copy", "", ""},
+		{"POST", "/mediation/copy/adapter/device-in/src", "application/x-www-form-urlencoded", "properties={devices=h; property=heater.powerLevel; current=true}"},
+		{"POST", "/mediation/copy/adapter/device-out/dst", "application/x-www-form-urlencoded", "properties={device=g; property=heater.powerLevel}"},
+		{"POST", "/mediation/copy/bindings", "application/x-www-form-urlencoded", "from=src:out&to=dst:in"},
+		{"POST", "/mediation/idle", "", ""},
+		{"PUT", "/mediation/runtime/idle/stop", "", ""},
+		{"POST", "/mediation/idle/adapter/device-in/src", "application/x-www-form-urlencoded", "properties={devices=h; property=heater.powerLevel; current=true}"},
+		{"POST", "/mediation/idle/adapter/device-out/dst", "application/x-www-form-urlencoded", "properties={device=h; property=heater.powerLevel; value=1}"},
+		{"POST", "/mediation/idle/bindings", "application/x-www-form-urlencoded", "from=src:out&to=dst:in"},
+	} {
+		if rec := s.do(t, c.method, c.path, c.ctype, c.body); rec.Code != 200 {
+			t.Fatalf("%s %s = %d %s", c.method, c.path, rec.Code, rec.Body)
+		}
+	}
+	level := func(s *server, id string) any {
+		t.Helper()
+		if err := s.home.Advance(0); err != nil { // what device-out scheduled
+			t.Fatal(err)
+		}
+		d, err := s.home.Device(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d.Properties["heater.powerLevel"]
+	}
+	if got := level(s, "g"); got != 0.3 {
+		t.Fatalf("g = %v before the restart, want 0.3 (copied from h when the binding was added)", got)
+	}
+	// Set by hand: the chain only acts on changes of h from now on.
+	if rec := s.do(t, "PUT", "/platform/devices/device/g", "application/json", `{"properties":{"heater.powerLevel":0.9}}`); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	if got := level(s, "g"); got != 0.9 {
+		t.Fatalf("g = %v, want 0.9", got)
+	}
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s2, restored := open(t, dir)
+	if !restored {
+		t.Fatal("nothing restored")
+	}
+	defer s2.st.Close()
+	if got := level(s2, "g"); got != 0.9 {
+		t.Errorf("g = %v after the restart, want 0.9 as it was left: the restored chain acted again", got)
+	}
+	if got := level(s2, "h"); got != 0.3 {
+		t.Errorf("h = %v after the restart, want 0.3: the stopped chain acted", got)
+	}
+	// Started again, the chain acts on the home as it is.
+	if rec := s2.do(t, "PUT", "/mediation/runtime/copy/stop", "", ""); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	if rec := s2.do(t, "PUT", "/mediation/runtime/copy/start", "", ""); rec.Code != 200 {
+		t.Fatal(rec.Body)
+	}
+	if got := level(s2, "g"); got != 0.3 {
+		t.Errorf("g = %v once the chain started again, want 0.3", got)
+	}
+}

@@ -578,6 +578,14 @@ func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error 
 					s.log.Warn("a change of the journal is refused at its replay, and lost if it had been acknowledged: start the server with the bounds it had, or free disk space",
 						"file", path, "record", seq, "method", r.Method, "path", r.Path, "status", rec.Code, "answer", strings.TrimSpace(rec.Body.String()))
 				}
+				// What the change set off in the home's scheduler at this
+				// simulated instant (a chain's device-out applies through
+				// it) ran, live, as soon as the driver ran, before the next
+				// request: it runs now too, and not after the changes that
+				// followed it (the driver starts once the replay is done).
+				if err := s.cfg.Home.Advance(0); err != nil {
+					return fmt.Errorf("%s: record %d: %v", path, seq, err)
+				}
 			}
 		case r.Void || r.For.Journal < first:
 			// Not replayed, or in the snapshot with what it left.

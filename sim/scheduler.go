@@ -420,6 +420,21 @@ func (h *Home) RunUntil(t time.Time) error {
 	})
 }
 
+// RunDue runs every timer due by the current simulated time as one pass of
+// the live driver ([Home.Run]) does: a periodic update that fell due
+// several times runs once, at the last of those times, over the whole span;
+// one-off timers (script actions, [Home.After]) each run, in order. Time is
+// not moved: with the clock running, what falls due is what the time
+// reached; paused, what is due at its instant. It suits a program that
+// drives the home between other work without a driver running, such as a
+// replay of saved changes, where [Home.Advance] would run every period of
+// a span a fast clock made long.
+func (h *Home) RunDue() {
+	h.lockChange()
+	defer h.unlockChange()
+	h.runDueLocked(min(h.nowLocked(), h.clock.end), 0, true)
+}
+
 // runTo runs every timer due up to the instant target returns, given the
 // current simulated time, and moves the clock there, stopping at the end of
 // simulated time. The home is held throughout.

@@ -7,6 +7,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/benbjohnson/clock"
+
 	"github.com/pervasim/pervasim/sim"
 )
 
@@ -150,4 +152,41 @@ func TestRunKeepsUpAtAnyFactor(t *testing.T) {
 			t.Errorf("%d updates in an hour paused, want none", n)
 		}
 	})
+}
+
+// TestRunDueAsTheDriver: RunDue runs what is due by the current simulated
+// time as a pass of the live driver does: a heater that fell due 12,000
+// times under a fast clock updates once, over the whole span (Advance would
+// run each period), a one-off timer runs, and time does not move.
+func TestRunDueAsTheDriver(t *testing.T) {
+	wall := clock.NewMock()
+	h := sim.MustNew(sim.Config{Location: time.UTC, WallClock: wall, Factor: 1000})
+	mustZone(t, h, sim.ZoneSpec{ID: "room", RightX: 100, BottomY: 100, Variables: map[string]float64{"Volume": 100000}})
+	mustDevice(t, h, placed("h", "Heater", 50, 50, map[string]any{"heater.powerLevel": 1.0}))
+	sub := h.Subscribe(1 << 20)
+	defer sub.Close()
+	ran := false
+	h.After(0, func() { ran = true })
+	wall.Add(time.Minute) // 60,000 simulated seconds: 12,000 periods of 5 s
+	before := h.Now()
+	h.RunDue()
+	if !ran {
+		t.Error("the one-off timer due did not run")
+	}
+	if got := h.Now(); !got.Equal(before) {
+		t.Errorf("simulated time moved from %v to %v", before, got)
+	}
+	n := 0
+	for len(sub.C) > 0 {
+		if e := <-sub.C; e.Type == sim.EventZoneVariableUpdated && e.ZoneID == "room" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d temperature updates, want 1 over the whole span", n)
+	}
+	// 1,000 W over 60,000 s into 100,000 m³: P·Δt / (1200·V) = 0.5 K.
+	if got, want := temperature(t, h, "room"), 293.15+0.5; !near(got, want) {
+		t.Errorf("Temperature = %v, want %v", got, want)
+	}
 }

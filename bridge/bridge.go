@@ -31,7 +31,10 @@
 // instant: at most [MaxCascade] in a row, so that a chain that sets what it
 // watches (a switch it turns off when on and on when off) cannot hold
 // simulated time at one instant for ever. The change past them is refused,
-// an error of its device-out (see Errors of messages).
+// an error of its device-out (see Errors of messages). A loop that goes
+// through a queue binding is not cut: the queue delivers on a goroutine of
+// its own, where the cascade is not seen; it holds no simulated time, but
+// runs until its chain is stopped or deleted.
 //
 // Both validate their properties when created (an unknown device, kind or
 // zone, a derived property: an error of kind mediation.ErrInvalid, 400 over

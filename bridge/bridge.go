@@ -148,8 +148,9 @@ func New(home *sim.Home, engine *mediation.Engine) (*Bridge, error) {
 // adapters emit nothing more.
 func (b *Bridge) Close() { b.stop() }
 
-// strings reads a property holding a list: an array of strings, or one
-// comma-separated string.
+// stringList reads a property holding a list: an array of strings, or one
+// comma-separated string; either way each entry is trimmed of spaces, and
+// an empty one left out.
 func stringList(props map[string]any, name string) ([]string, error) {
 	switch v := props[name].(type) {
 	case nil:
@@ -169,7 +170,9 @@ func stringList(props map[string]any, name string) ([]string, error) {
 			if !ok {
 				return nil, invalidf("property %q must list strings, not %v", name, e)
 			}
-			out = append(out, s)
+			if s = strings.TrimSpace(s); s != "" {
+				out = append(out, s)
+			}
 		}
 		return out, nil
 	}

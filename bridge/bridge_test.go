@@ -869,3 +869,16 @@ func TestDeviceInMessagesAreTheirChainsOwn(t *testing.T) {
 		t.Errorf("another observer of the home saw %v, want %v", seen, want)
 	}
 }
+
+// TestDeviceInListsAreTrimmed: the entries of a list property are read as
+// those of a comma-separated string: trimmed of spaces, empty ones left
+// out (" heater" named no device).
+func TestDeviceInListsAreTrimmed(t *testing.T) {
+	_, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	for i, devices := range []any{" heater, loss ,", []any{" heater", "loss ", ""}} {
+		if _, err := ch.AddAdapter("device-in", fmt.Sprint("in", i), map[string]any{"devices": devices, "kinds": []any{" Heater ", "Cooler"}}); err != nil {
+			t.Errorf("devices %q: %v", devices, err)
+		}
+	}
+}

@@ -1,7 +1,9 @@
 package httpapi_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -66,5 +68,51 @@ func TestEventStreamBurstToASteadyReader(t *testing.T) {
 		if n := endStream(t, cancel, done, body); n != events {
 			t.Errorf("the client got %d events of %d", n, events)
 		}
+	})
+}
+
+// TestEventStreamHistoryToASteadyReader: a client coming back with
+// Last-Event-ID gets the events it missed, however long writing them takes,
+// as long as it takes each well within the write timeout: the deadline is
+// renewed before each, as for a burst, not once for the whole history.
+func TestEventStreamHistoryToASteadyReader(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		home, resize := burstRoom(t, 50)
+		h := httpapi.NewHandler(httpapi.Config{Home: home, EventWriteTimeout: time.Second, KeepAlive: time.Hour})
+		defer h.Close()
+		// A first client, quick, keeps the home's history going.
+		open := make(chan struct{})
+		close(open)
+		quick := &pacedWriter{deadlined: deadlined{header: http.Header{}}, release: open, wrote: make(chan struct{}, 1)}
+		cancelQuick, doneQuick := serveEvents(h, quick)
+		<-quick.wrote
+		last := home.EventSeq()
+		events := resize()
+		synctest.Wait() // every event in the history, and written to the first client
+		quick.mu.Lock()
+		_, id, _ := strings.Cut(quick.body.String(), "\nid: ")
+		quick.mu.Unlock()
+		run, _, _ := strings.Cut(id, "-") // the stream's ids are <run>-<seq>
+		w := &pacedWriter{deadlined: deadlined{header: http.Header{}}, perWrite: 100 * time.Millisecond, release: open, wrote: make(chan struct{}, 1)}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			r := newRequest("GET", "/platform/events", nil).WithContext(ctx)
+			r.Header.Set("Last-Event-ID", fmt.Sprint(run, "-", last))
+			h.ServeHTTP(w, r)
+			close(done)
+		}()
+		<-time.After(time.Duration(events+10) * w.perWrite) // the bubble's clock: every write made
+		synctest.Wait()
+		body := func() string {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			return w.body.String()
+		}
+		if n := endStream(t, cancel, done, body); n != events {
+			t.Errorf("the client got %d missed events of %d", n, events)
+		}
+		cancelQuick()
+		<-doneQuick
 	})
 }

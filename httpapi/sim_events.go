@@ -563,21 +563,26 @@ func (s *server) handleEvents() http.Handler {
 			return
 		}
 		sent := uint64(0) // the number of the last frame written
-		for _, f := range missed {
-			if _, err := w.Write(f.b); err != nil {
-				return
+		// send writes frames, those above the last sent (the ids of a
+		// stream increase: the client gets frames above the missed ones,
+		// or the reset), renewing the deadline before each: a burst of
+		// thousands, or the history a client missed, may take longer than
+		// writeTimeout to a client that reads all along.
+		send := func(frames []frameOf) error {
+			for _, f := range frames {
+				if f.seq <= sent {
+					continue
+				}
+				sent = f.seq
+				deadline()
+				if _, err := w.Write(f.b); err != nil {
+					return err
+				}
 			}
-			sent = f.seq
+			return nil
 		}
-		// The ids of a stream increase: the client gets frames above the
-		// missed ones (or the reset); this check keeps it so.
-		write := func(f frameOf) error {
-			if f.seq <= sent {
-				return nil
-			}
-			sent = f.seq
-			_, err := w.Write(f.b)
-			return err
+		if send(missed) != nil {
+			return
 		}
 		if rc.Flush() != nil {
 			return
@@ -593,14 +598,8 @@ func (s *server) handleEvents() http.Handler {
 				// Everything waiting, flushed once.
 				var open bool
 				frames, open = c.take(frames)
-				for _, f := range frames {
-					// Renewed for each frame: a burst of thousands may
-					// take longer than writeTimeout to a client that
-					// reads all along.
-					deadline()
-					if err := write(f); err != nil {
-						return
-					}
+				if send(frames) != nil {
+					return
 				}
 				deadline()
 				if !open {

@@ -133,7 +133,6 @@ type natsLink struct {
 	retry    chan struct{} // while the consumer is being made again: closed to stop
 	inflight sync.WaitGroup
 	pending  []mediation.Message // taken while stopping, offered again at Start
-	ready    bool                // the stream exists
 	outbox   []mediation.Message // sent, to be published
 	spare    []mediation.Message // the outbox's other buffer, owned by the publisher
 	frame    []byte              // the publisher's batch buffer
@@ -323,9 +322,6 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			// No stream stores the subject any more (the NATS server
 			// restarted without its store, say): make it again before
 			// publishing what failed once more.
-			l.mu.Lock()
-			l.ready = false
-			l.mu.Unlock()
 			l.c.forgetStream(l.stream)
 			if !l.waitStream() {
 				return
@@ -371,23 +367,12 @@ func (l *natsLink) isClosed() bool {
 	return l.closed
 }
 
-// ensureStream makes the stream once.
+// ensureStream makes the stream, unless the engine knows it (see
+// Chains.ensureStream, which keeps what it made until forgetStream).
 func (l *natsLink) ensureStream() error {
-	l.mu.Lock()
-	ready := l.ready
-	l.mu.Unlock()
-	if ready {
-		return nil
-	}
 	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second) // Close ends the wait
 	defer cancel()
-	if err := l.c.ensureStream(ctx, l.stream, l.subject); err != nil {
-		return err
-	}
-	l.mu.Lock()
-	l.ready = true
-	l.mu.Unlock()
-	return nil
+	return l.c.ensureStream(ctx, l.stream, l.subject)
 }
 
 // Room implements mediation.Backpressure: senders into the chain wait

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"sync/atomic"
+
+	"github.com/pervasim/pervasim/internal/errkind"
 )
 
 // errForbidden is the kind of a request refused for its origin, its host or
@@ -283,10 +285,8 @@ func normaliseOrigin(s string) (string, bool) {
 	return scheme + "://" + host + ":" + port, true
 }
 
-// quoteShort quotes s, cut to 100 bytes.
+// quoteShort quotes s, cut to 100 bytes on a character boundary, what
+// is not UTF-8 in it replaced.
 func quoteShort(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return `"` + strings.ToValidUTF8(s, "?") + `"`
+	return `"` + strings.ToValidUTF8(errkind.Cut(s, 100), "?") + `"`
 }

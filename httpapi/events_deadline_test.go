@@ -43,6 +43,13 @@ func (w *pacedWriter) Write(p []byte) (int, error) {
 	return w.body.Write(p)
 }
 
+// text returns what the client got so far.
+func (w *pacedWriter) text() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.body.String()
+}
+
 // TestEventStreamBurstToASteadyReader: a client that takes each write well
 // within the write timeout gets a burst whole, however long the burst takes
 // to write: the deadline is renewed before each write, as documented, not
@@ -60,12 +67,7 @@ func TestEventStreamBurstToASteadyReader(t *testing.T) {
 		close(w.release)
 		<-time.After(time.Duration(events+10) * w.perWrite) // the bubble's clock: every write made
 		synctest.Wait()
-		body := func() string {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			return w.body.String()
-		}
-		if n := endStream(t, cancel, done, body); n != events {
+		if n := endStream(t, cancel, done, w.text); n != events {
 			t.Errorf("the client got %d events of %d", n, events)
 		}
 	})
@@ -89,9 +91,7 @@ func TestEventStreamHistoryToASteadyReader(t *testing.T) {
 		last := home.EventSeq()
 		events := resize()
 		synctest.Wait() // every event in the history, and written to the first client
-		quick.mu.Lock()
-		_, id, _ := strings.Cut(quick.body.String(), "\nid: ")
-		quick.mu.Unlock()
+		_, id, _ := strings.Cut(quick.text(), "\nid: ")
 		run, _, _ := strings.Cut(id, "-") // the stream's ids are <run>-<seq>
 		w := &pacedWriter{deadlined: deadlined{header: http.Header{}}, perWrite: 100 * time.Millisecond, release: open, wrote: make(chan struct{}, 1)}
 		ctx, cancel := context.WithCancel(context.Background())
@@ -104,12 +104,7 @@ func TestEventStreamHistoryToASteadyReader(t *testing.T) {
 		}()
 		<-time.After(time.Duration(events+10) * w.perWrite) // the bubble's clock: every write made
 		synctest.Wait()
-		body := func() string {
-			w.mu.Lock()
-			defer w.mu.Unlock()
-			return w.body.String()
-		}
-		if n := endStream(t, cancel, done, body); n != events {
+		if n := endStream(t, cancel, done, w.text); n != events {
 			t.Errorf("the client got %d missed events of %d", n, events)
 		}
 		cancelQuick()

@@ -98,6 +98,24 @@ type Emitter interface {
 	Drop(n int)
 }
 
+// Bound reports whether a message emitted on port through out now would
+// reach a binding, that is whether Emit would not count it as dropped
+// because the port has none (as after Chain.Replace handed the component's
+// bindings to another, or while an in-out adapter's Process runs, whose
+// emits are dropped). A source that can hand a message back to where it
+// came from, such as a stream consumer that can ask for it again, uses it
+// to refuse what would be lost. The answer is how things stand at the
+// instant of the call: Chain.Replace waits for the component's calls to
+// end, so it cannot change the answer within one, but a Chain.Bind or
+// Chain.Unbind made meanwhile can. For an Emitter that is not the
+// runtime's, Bound reports true.
+func Bound(out Emitter, port string) bool {
+	if b, ok := out.(interface{ bound(string) bool }); ok {
+		return b.bound(port)
+	}
+	return true
+}
+
 // Injector is implemented by components that accept messages from outside
 // the chain through Chain.Send, such as the rest-in adapter. The runtime
 // calls Inject under the same serialisation as Process, so implementations

@@ -188,6 +188,21 @@ func (r *run) Emit(port string, m Message) {
 	c.addDropped(r.s, 1)
 }
 
+// bound reports whether Emit on port would reach a binding (Bound).
+func (r *run) bound(port string) bool {
+	if r.processing || r.c == nil {
+		return false
+	}
+	if rs := r.c.routes.Load(); rs != nil {
+		for i := range *rs {
+			if rt := &(*rs)[i]; rt.port == port {
+				return len(rt.bs) > 0
+			}
+		}
+	}
+	return false
+}
+
 // Drop implements Emitter.
 func (r *run) Drop(n int) {
 	if n > 0 {

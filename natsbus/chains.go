@@ -278,8 +278,17 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 	return in, nil
 }
 
-// Inject passes on the messages the subscription sends in.
+// Inject passes on the messages the subscription sends in. With a
+// stream, one that would reach no binding (the adapter was just replaced,
+// or unbound, while its consumer was handing messages on) is refused as
+// busy rather than dropped: the consumer then asks for it again
+// (receiveJS), and whoever consumes the durable now (the replacement)
+// takes it. Without a stream nobody could ask again: it is dropped, and
+// counted.
 func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
+	if in.stream != "" && !mediation.Bound(out, "out") {
+		return errkind.Errorf(errkind.Busy, "nats-in %s has no binding: the stream delivers the message again", in.id)
+	}
 	out.Emit("out", m)
 	return nil
 }

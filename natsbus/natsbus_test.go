@@ -1013,3 +1013,97 @@ func testStreamsMadeAgainWhenGone(t *testing.T, restart bool) {
 	send("after")
 	check("after")
 }
+
+// TestNATSInUnboundRefusesWhatItCannotHandOn: a nats-in whose bindings
+// went to its replacement refuses a message its consumer still hands it,
+// as busy, when a stream can deliver it again (the consumer asks for it
+// again, and the replacement takes it); without a stream it drops it, as
+// nobody could ask again.
+func TestNATSInUnboundRefusesWhatItCannotHandOn(t *testing.T) {
+	_, nc := startNATS(t)
+	e, _ := engine(t, nc)
+	tests := []struct {
+		name  string
+		props map[string]any
+		want  error
+	}{
+		{"stream", map[string]any{"subject": "unbound.js", "stream": "UNBOUND", "durable": "worker"}, mediation.ErrBusy},
+		{"core", map[string]any{"subject": "unbound.core"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := build(t, e, tt.name, []comp{
+				{mediation.KindAdapter, natsbus.NATSIn, "old", tt.props},
+				{mediation.KindAdapter, natsbus.NATSIn, "new", tt.props},
+				{mediation.KindAdapter, "sink", "out", nil},
+			}, []bind{{"old:out", "out:in", "", nil}})
+			if err := ch.Send("old", mediation.Message{Content: "bound"}); err != nil {
+				t.Fatalf("send while bound: %v", err)
+			}
+			if err := ch.Replace("old", "new"); err != nil {
+				t.Fatal(err)
+			}
+			if err := ch.Send("old", mediation.Message{Content: "late"}); !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Errorf("send to the replaced adapter: %v, want %v", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestNATSInReplacedUnderLoadWithADurable: a nats-in of a stream and a
+// durable consumer, replaced while messages are published, by one of the
+// same stream and durable: every message arrives (at least once), as the
+// README promises for swapping one under load, the ones the old adapter's
+// consumer was handing on at the swap included; over core NATS what is
+// published during the swap would be lost.
+func TestNATSInReplacedUnderLoadWithADurable(t *testing.T) {
+	s, nc := startNATS(t)
+	e, sink := engine(t, nc)
+	props := map[string]any{"subject": "swap.in", "stream": "SWAP", "durable": "worker"}
+	ch := build(t, e, "swap", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "old", props},
+		{mediation.KindAdapter, natsbus.NATSIn, "new", props},
+		{mediation.KindAdapter, "sink", "out", nil},
+	}, []bind{{"old:out", "out:in", "", nil}})
+	js, err := jetstream.New(connect(t, s.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 2000
+	published := make(chan error, 1)
+	half := make(chan struct{})
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		for i := range n {
+			if i == n/2 {
+				close(half)
+			}
+			if _, err := js.Publish(ctx, "swap.in", []byte(strconv.Itoa(i))); err != nil {
+				published <- err
+				return
+			}
+		}
+		published <- nil
+	}()
+	<-half
+	// Swap while the old adapter is handing messages on: wait until the
+	// sink has some, so that its consumer runs.
+	got := map[float64]bool{}
+	got[(<-sink).Content.(float64)] = true
+	if err := ch.Replace("old", "new"); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-published; err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(30 * time.Second)
+	for len(got) < n {
+		select {
+		case m := <-sink:
+			got[m.Content.(float64)] = true
+		case <-timeout:
+			t.Fatalf("received %d distinct messages of %d", len(got), n)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
@@ -154,5 +155,49 @@ func TestZoneVariablesBoundRestores(t *testing.T) {
 				t.Errorf("one past the bound: error = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// TestDeviceChangeEventsShareTheDevice: the events of one change of many
+// properties of a big device show the device after the change, and cost
+// about one copy of it, not one each: 500 changed properties of a device
+// holding 1,000 arrays of 64 numbers made 500 deep copies (some 600 MB).
+func TestDeviceChangeEventsShareTheDevice(t *testing.T) {
+	h := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Paused: true})
+	props := make(map[string]any, sim.MaxFreeProperties)
+	for i := range sim.MaxFreeProperties {
+		a := make([]any, 64)
+		for j := range a {
+			a[j] = float64(j)
+		}
+		props[fmt.Sprint("p", i)] = a
+	}
+	mustDevice(t, h, sim.DeviceSpec{ID: "big", Type: "Tablet", Properties: props})
+	sub := h.Subscribe(1000)
+	defer sub.Close()
+	change := make(map[string]any, 500)
+	for i := range 500 {
+		change[fmt.Sprint("p", i)] = float64(i)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := h.UpdateDevice("big", sim.DeviceUpdate{Properties: change}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("one update of 500 properties allocated %d MB, want under 64", n>>20)
+	}
+	for range 500 {
+		e := <-sub.C
+		if e.Type != sim.EventDevicePropertyUpdated || e.Value != change[e.Property] {
+			t.Fatalf("event %s %s = %v, want %s = %v", e.Type, e.Property, e.Value, sim.EventDevicePropertyUpdated, change[e.Property])
+		}
+		if e.Device.Properties["p0"] != 0.0 || e.Device.Properties["p499"] != 499.0 {
+			t.Fatalf("event %s shows the device before the whole change: p0=%v p499=%v", e.Property, e.Device.Properties["p0"], e.Device.Properties["p499"])
+		}
+		if got, ok := e.OldValue.([]any); !ok || len(got) != 64 {
+			t.Fatalf("event %s: old value %v, want the array", e.Property, e.OldValue)
+		}
 	}
 }

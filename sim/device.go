@@ -633,18 +633,22 @@ func (h *Home) publishDeviceLocked(t EventType, d *device) {
 	h.publishLocked(e)
 }
 
-// publishDeviceDiffLocked publishes the events that turn old into d.
+// publishDeviceDiffLocked publishes the events that turn old into d; old
+// is a snapshot the events may keep.
 func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 	if !h.watchedLocked() {
 		return
 	}
+	// The events of one change show the same device after it: they share
+	// one snapshot, and their values are its and old's (events are
+	// read-only, see Event), so that a change of k properties of a device
+	// of n costs k + n, not k times n.
 	cur := d.snapshot(h)
-	snap := func() *Device { s := d.snapshot(h); return &s }
 	if old.PositionX != int(d.PositionX) || old.PositionY != int(d.PositionY) {
-		h.publishLocked(Event{Type: EventDevicePositionUpdate, DeviceID: d.ID, Device: snap()})
+		h.publishLocked(Event{Type: EventDevicePositionUpdate, DeviceID: d.ID, Device: &cur})
 	}
 	if old.Name != d.Name || old.Width != int(d.Width) || old.Height != int(d.Height) {
-		h.publishLocked(Event{Type: EventDeviceUpdated, DeviceID: d.ID, Device: snap()})
+		h.publishLocked(Event{Type: EventDeviceUpdated, DeviceID: d.ID, Device: &cur})
 	}
 	keys := slices.Sorted(maps.Keys(old.Properties))
 	for k := range cur.Properties {
@@ -667,7 +671,7 @@ func (h *Home) publishDeviceDiffLocked(old Device, d *device) {
 		default:
 			continue
 		}
-		h.publishLocked(Event{Type: t, DeviceID: d.ID, Device: snap(), Property: k, Value: cloneValue(nv), OldValue: cloneValue(ov)})
+		h.publishLocked(Event{Type: t, DeviceID: d.ID, Device: &cur, Property: k, Value: nv, OldValue: ov})
 	}
 }
 

@@ -180,16 +180,22 @@ func (s *server) handleChainDelete() http.Handler {
 // handleComponentIDs lists a chain's component ids by kind, those of one
 // kind only (`{"Mediators": [...]}` or `{"Adapters": [...]}`, as the
 // original's /<chain>/mediators and /<chain>/adapters) when kind is set.
+// Each list is in creation order, as every list: adapters are not grouped
+// by pattern here (GET /<chain> does that).
 func (s *server) handleComponentIDs(kind mediation.Kind) http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		ci, err := ch.Info()
+		cs, err := ch.Components()
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		ids := map[string][]string{
-			"Mediators": append([]string{}, ci.Mediators...),
-			"Adapters":  append(append(append([]string{}, ci.Adapters.InOnly...), ci.Adapters.OutOnly...), ci.Adapters.InOut...),
+		ids := map[string][]string{"Mediators": {}, "Adapters": {}}
+		for _, c := range cs {
+			if c.Kind == mediation.KindMediator {
+				ids["Mediators"] = append(ids["Mediators"], c.ID)
+			} else {
+				ids["Adapters"] = append(ids["Adapters"], c.ID)
+			}
 		}
 		switch kind {
 		case mediation.KindMediator:

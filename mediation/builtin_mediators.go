@@ -63,7 +63,8 @@ func builtinTypes() []Type {
 				"dropping the oldest groups past them; a group larger than max-messages is refused.",
 			New: newAggregator},
 		{Name: "translator", Kind: KindMediator, Stateless: true, props: propsKept, In: in, Out: out, Properties: map[string]any{"dictionary": map[string]any{}},
-			Doc: "Replaces whole words of string content according to dictionary (a map from word to word).", New: newTranslator},
+			Doc: "Replaces whole words of string content according to dictionary (a map from word to word); " +
+				"a key of several words or with other characters (CLIENT-ID) is replaced where it stands whole, not glued to a word.", New: newTranslator},
 
 		{Name: "rest-in", Kind: KindAdapter, Stateless: true, Pattern: PatternInOnly, Out: out,
 			Doc: "Messages sent with Chain.Send (POST on the adapter) enter the chain on port out.", New: newRestIn},
@@ -555,14 +556,44 @@ func (a *aggregator) Drain() []Held {
 
 // translator.
 
-type translator struct{ dict map[string]string }
+// translator replaces whole words: the keys of its dictionary that are
+// words (runs of letters, digits and underscores) by a lookup of each word
+// of the content, and the keys that hold other characters as well
+// (CLIENT-ID, "good morning", as Cilia's dictionaries have) wherever they
+// appear not glued to a word on a side where they begin or end with a
+// word character, the longest first where several begin at one place.
+type translator struct {
+	dict    map[string]string
+	phrases map[byte][]phrase // by first byte, longest first
+}
+
+// phrase is a dictionary key that is not a single word, and its value.
+type phrase struct{ key, value string }
 
 func newTranslator(props map[string]any, _ Env) (any, error) {
 	d, err := optStringMap(props, "dictionary")
 	if err != nil {
 		return nil, err
 	}
-	return &translator{dict: d}, nil
+	t := &translator{dict: d}
+	for k, v := range d {
+		if k == "" || isWordString(k) {
+			continue
+		}
+		if t.phrases == nil {
+			t.phrases = map[byte][]phrase{}
+		}
+		t.phrases[k[0]] = append(t.phrases[k[0]], phrase{k, v})
+	}
+	for _, ps := range t.phrases {
+		slices.SortFunc(ps, func(a, b phrase) int {
+			if c := cmp.Compare(len(b.key), len(a.key)); c != 0 {
+				return c
+			}
+			return strings.Compare(a.key, b.key)
+		})
+	}
+	return t, nil
 }
 
 func (t *translator) Process(_ string, m Message, out Emitter) error {
@@ -573,23 +604,44 @@ func (t *translator) Process(_ string, m Message, out Emitter) error {
 	return nil
 }
 
+// isWordRune reports whether r belongs to words: a letter, a digit or _.
+func isWordRune(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// isWordString reports whether s is one word.
+func isWordString(s string) bool {
+	for _, r := range s {
+		if !isWordRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // translate replaces the words of s (maximal runs of letters, digits and
-// underscores) found in the dictionary.
+// underscores) found in the dictionary, and its phrases.
 func (t *translator) translate(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	isWord := func(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+	prevWord := false // whether the rune before i is a word rune
 	for i := 0; i < len(s); {
+		if k, v, ok := t.phraseAt(s, i, prevWord); ok {
+			b.WriteString(v)
+			i += len(k)
+			r, _ := utf8.DecodeLastRuneInString(k)
+			prevWord = isWordRune(r)
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if !isWord(r) {
+		if !isWordRune(r) {
 			b.WriteString(s[i : i+n])
 			i += n
+			prevWord = false
 			continue
 		}
 		j := i + n
 		for j < len(s) {
 			r, n := utf8.DecodeRuneInString(s[j:])
-			if !isWord(r) {
+			if !isWordRune(r) {
 				break
 			}
 			j += n
@@ -600,6 +652,34 @@ func (t *translator) translate(s string) string {
 		}
 		b.WriteString(w)
 		i = j
+		prevWord = true
 	}
 	return b.String()
+}
+
+// phraseAt returns the longest phrase that s holds at i, not glued to a
+// word: one that begins with a word rune must not follow one (prevWord),
+// and one that ends with a word rune must not be followed by one.
+func (t *translator) phraseAt(s string, i int, prevWord bool) (key, value string, ok bool) {
+	if t.phrases == nil {
+		return "", "", false
+	}
+	for _, p := range t.phrases[s[i]] {
+		if !strings.HasPrefix(s[i:], p.key) {
+			continue
+		}
+		first, _ := utf8.DecodeRuneInString(p.key)
+		if prevWord && isWordRune(first) {
+			continue
+		}
+		if end := i + len(p.key); end < len(s) {
+			last, _ := utf8.DecodeLastRuneInString(p.key)
+			next, _ := utf8.DecodeRuneInString(s[end:])
+			if isWordRune(last) && isWordRune(next) {
+				continue
+			}
+		}
+		return p.key, p.value, true
+	}
+	return "", "", false
 }

@@ -164,6 +164,11 @@ func TestBuiltinMediators(t *testing.T) {
 			msgs{msg("hello, world! helloworld hello_x é", props{"k": 1}), msg(3.0, nil)},
 			map[string]msgs{"out": {msg("bonjour, monde! helloworld hello_x e", props{"k": 1}), msg(3.0, nil)}},
 			mediation.Counters{In: 2, Out: 2}},
+		{"translator phrases", "translator", props{"dictionary": map[string]any{
+			"CLIENT-ID": "CLIENT-IDENT", "good morning": "bonjour", "good": "bon", "->": "=>", "a-b": "x", "a-b-c": "y", "-z": "Z"}},
+			msgs{msg("<CLIENT-ID>7</CLIENT-ID> CLIENT-IDS XCLIENT-ID good morning, good day; a->b a-b-c a-b-cd q-z", nil)},
+			map[string]msgs{"out": {msg("<CLIENT-IDENT>7</CLIENT-IDENT> CLIENT-IDS XCLIENT-ID bonjour, bon day; a=>b y x-cd qZ", nil)}},
+			mediation.Counters{In: 1, Out: 1}},
 		{"translator relaxed dictionary", "translator", props{"dictionary": "{one=un; two=deux}"},
 			msgs{msg("one two three", nil)},
 			map[string]msgs{"out": {msg("un deux three", nil)}},

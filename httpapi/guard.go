@@ -267,6 +267,40 @@ func (g *guard) tokenGiven(r *http.Request) bool {
 	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(g.token)) == 1
 }
 
+// CheckAllow reports whether every entry of origins and hosts can be one
+// of a Config's AllowOrigins and AllowHosts: "*" or an origin
+// (scheme://host[:port], http or https, no path beyond "/", no query) for
+// the first, a host name (letters, digits, "-", "_" and ".", without a
+// scheme or a port) or an IP address for the second. The handler ignores
+// an entry that is neither, since no request could match it; a program
+// that takes them from its user (the server's -allow-origin and
+// -allow-host) checks them first, so that a mistyped one is an error
+// rather than a page or a name silently refused. Empty entries are
+// skipped, as the handler skips them.
+func CheckAllow(origins, hosts []string) error {
+	for _, o := range origins {
+		if o = strings.TrimSpace(o); o == "" || o == "*" {
+			continue
+		}
+		if _, ok := normaliseOrigin(o); !ok {
+			return errkind.Errorf(errkind.Invalid, "origin %s: want scheme://host[:port], http or https, such as https://app.example.com:8443, or *", quoteShort(o))
+		}
+	}
+	for _, h := range hosts {
+		h = strings.TrimSpace(h)
+		if h == "" || isIP(strings.Trim(h, "[]")) {
+			continue
+		}
+		bad := strings.ContainsFunc(strings.TrimSuffix(h, "."), func(c rune) bool {
+			return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.')
+		})
+		if bad || strings.TrimSuffix(h, ".") == "" {
+			return errkind.Errorf(errkind.Invalid, "host %s: want a host name alone, without a scheme or a port, such as pervasim.lan", quoteShort(h))
+		}
+	}
+	return nil
+}
+
 // normaliseOrigin returns scheme://host[:port] in lower case, without a
 // default port, or false when s is not an http(s) origin.
 func normaliseOrigin(s string) (string, bool) {

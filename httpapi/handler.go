@@ -39,12 +39,14 @@ type Config struct {
 	// AllowOrigins lists the origins (scheme://host[:port]) whose pages may
 	// use the server from a browser, beside the loopback origins and the
 	// server's own, which always may; "*" allows every origin. A request
-	// that may change state from another origin is 403 forbidden.
+	// that may change state from another origin is 403 forbidden. An entry
+	// that is no origin is ignored (see CheckAllow).
 	AllowOrigins []string
 	// AllowHosts lists the host names the server answers to, beside IP
 	// literals and localhost, which it always does. A request for another
 	// Host is 403 forbidden, so that a foreign name pointed at the server
-	// (DNS rebinding) gets nothing.
+	// (DNS rebinding) gets nothing. An entry with a scheme or a port is
+	// ignored, as no Host could match it (see CheckAllow).
 	AllowHosts []string
 	// Token, when set, must come with every request as Authorization:
 	// Bearer <token>, except GET /healthz, the house plan's own files and

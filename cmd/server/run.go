@@ -124,6 +124,12 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	if err := httpapi.CheckRoots(o.platformRoot, o.mediationRoot); err != nil {
 		return o, fmt.Errorf("-platform-root, -mediation-root: %w", err)
 	}
+	if err := httpapi.CheckAllow(splitList(o.allowOrigins), nil); err != nil {
+		return o, fmt.Errorf("-allow-origin: %w", err)
+	}
+	if err := httpapi.CheckAllow(nil, splitList(o.allowHosts)); err != nil {
+		return o, fmt.Errorf("-allow-host: %w", err)
+	}
 	for name, v := range map[string]int{"-max-event-clients": o.maxEventClients, "-scripts-quota": o.scriptsQuota,
 		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings, "-max-homes": o.maxHomes} {
 		if v < 1 {

@@ -169,6 +169,30 @@ func TestRunRejectsBadFlags(t *testing.T) {
 	}
 }
 
+// TestParseFlagsChecksAllowLists: an -allow-origin entry that is no origin,
+// or an -allow-host entry with a scheme or a port, is an error naming the
+// flag. The handler ignores such an entry, which no request could match, so
+// the server used to start and refuse the page or the name it was meant to
+// let in.
+func TestParseFlagsChecksAllowLists(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string // the flag the error starts with; "" for no error
+	}{
+		{[]string{"-allow-origin", "https://app.example.com, http://localhost:3000", "-allow-host", "pervasim.lan, foo.lan"}, ""},
+		{[]string{"-allow-origin", "*"}, ""},
+		{[]string{"-allow-origin", "app.example.com"}, "-allow-origin"},
+		{[]string{"-allow-origin", "https://a.example, b.example"}, "-allow-origin"},
+		{[]string{"-allow-host", "pervasim.lan:8080"}, "-allow-host"},
+		{[]string{"-allow-host", "http://pervasim.lan"}, "-allow-host"},
+	} {
+		_, err := parseFlags(tt.args, io.Discard)
+		if tt.want == "" && err != nil || tt.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.want+":")) {
+			t.Errorf("parseFlags(%q) = %v, want an error starting with %q", tt.args, err, tt.want)
+		}
+	}
+}
+
 // formCall sends a form body, as curl -d does.
 func formCall(t *testing.T, base, method, path, body string, status int, contains string) string {
 	t.Helper()

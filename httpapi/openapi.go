@@ -155,7 +155,7 @@ func schemas() obj {
 			"name": str(""), "kind": obj{"type": "string", "enum": []string{"mediator", "adapter"}},
 			"pattern": obj{"type": []string{"string", "null"}, "description": "an adapter's pattern; null for a mediator"},
 			"in":      arrayOf(str("")), "out": arrayOf(str("")),
-			"properties": obj{"type": "object", "additionalProperties": anyValue}, "doc": str(""),
+			"properties": obj{"type": "object", "additionalProperties": anyValue},
 		}},
 		"Message": obj{"type": "object", "properties": obj{
 			"content": anyValue, "properties": obj{"type": "object", "additionalProperties": anyValue},

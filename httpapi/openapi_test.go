@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -159,5 +160,54 @@ func checkAgainstSpec(tb testing.TB, req *http.Request, body []byte, rec *httpte
 				tb.Errorf("    %s at %s", f.Reason, f.FieldPath)
 			}
 		}
+	}
+}
+
+// TestOpenAPIComponentTypeKeys: the document's ComponentType lists the keys
+// GET /runtime/types sends, no more: it listed a "doc" the route never
+// sends (its entries have the contract's keys only), so a client generated
+// from it had a field that was always empty.
+func TestOpenAPIComponentTypeKeys(t *testing.T) {
+	h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{}), Engine: mediation.NewEngine(mediation.Config{})})
+	defer h.Close()
+	get := func(path string, v any) {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newRequest("GET", path, nil))
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s = %d %s", path, rec.Code, rec.Body)
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), v); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]any `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	get("/openapi.json", &doc)
+	var documented []string
+	for k := range doc.Components.Schemas["ComponentType"].Properties {
+		documented = append(documented, k)
+	}
+	var types []map[string]any
+	get("/mediation/runtime/types", &types)
+	sent := map[string]bool{}
+	for _, ty := range types {
+		for k := range ty {
+			sent[k] = true
+		}
+	}
+	var keys []string
+	for k := range sent {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	slices.Sort(documented)
+	if d := cmp.Diff(keys, documented); d != "" {
+		t.Errorf("ComponentType's keys (-sent +documented):\n%s", d)
 	}
 }

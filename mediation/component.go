@@ -395,8 +395,11 @@ const (
 // share (run.shared) as it is.
 func (p propsHandling) reads() bool { return p == propsKept || p == propsHeld }
 
-// TypeInfo describes a registered type, as listed by Registry.Types (and
-// GET /runtime/types). TypeInfo is a plain value, safe for concurrent use as long as nobody modifies it.
+// TypeInfo describes a registered type, as listed by Registry.Types. GET
+// /runtime/types lists the same types with the REST contract's keys only:
+// name, kind, pattern (null for a mediator), in, out and properties, without
+// Doc and Stateless. TypeInfo is a plain value, safe for concurrent use as
+// long as nobody modifies it.
 type TypeInfo struct {
 	Name       string         `json:"name"`
 	Kind       Kind           `json:"kind"`

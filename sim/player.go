@@ -30,8 +30,10 @@ type ScriptInfo struct {
 	StartDate string `json:"startDate"`
 	// Factor is the clock factor the script sets.
 	Factor int `json:"factor"`
-	// ExecutionTime is the script's total simulated duration, in ms: the
-	// sum of its delays, those after the last action included.
+	// ExecutionTime is the sum of the script's delays, in ms, those after
+	// the last action included (iCasa's execution time). The player does
+	// not wait for those: a script is stopped, at 100 %, once its last
+	// action has run (see Home.SetScriptState).
 	ExecutionTime int64 `json:"executionTime"`
 	// Problems lists the actions that will fail whenever the script is
 	// played (see [Script.Problems]), with their lines.
@@ -245,7 +247,9 @@ func (h *Home) ScriptSource(id string) ([]byte, error) {
 //   - "started" on a stopped script runs it from its start: the clock is set
 //     to the script's start date (if it has one) and factor, and resumed,
 //     and each action runs when simulated time reaches its offset from the
-//     start. On a paused script, it resumes it (and the clock).
+//     start. Once its last action has run, the script is stopped: delays
+//     after it do not keep it playing, so a script without actions stops
+//     as it starts. On a paused script, it resumes it (and the clock).
 //   - "paused" pauses the script and the clock; its remaining actions wait.
 //     Pausing or resuming the clock (UpdateClock) pauses or resumes the
 //     script that plays likewise.

@@ -85,6 +85,43 @@ func TestPlayScript(t *testing.T) {
 	}
 }
 
+// TestScriptEndsAtItsLastAction: the player stops a script once its last
+// action has run; the delays after it count in ExecutionTime (iCasa's) but
+// do not keep it playing, so a script of delays alone stops as it starts.
+// (cmd/simulate lets them pass before its next script.)
+func TestScriptEndsAtItsLastAction(t *testing.T) {
+	for _, tt := range []struct {
+		name, src   string
+		execution   time.Duration
+		atStart     string  // the state SetScriptState answers
+		afterAction string  // the state once the action's instant has run
+		percent     float64 // then
+	}{
+		{"trailing delay", `<behavior><create-zone id="a" leftX="0" topY="0" X-Length="10" Y-Length="10"/><delay value="1" unit="h"/></behavior>`,
+			time.Hour, "started", "stopped", 100},
+		{"delay, action, delay", `<behavior><delay value="1" unit="m"/><create-zone id="a" leftX="0" topY="0" X-Length="10" Y-Length="10"/><delay value="1" unit="h"/></behavior>`,
+			61 * time.Minute, "started", "stopped", 100},
+		{"delays alone", `<behavior><delay value="1" unit="h"/></behavior>`,
+			time.Hour, "stopped", "stopped", 0}, // no action: none done
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h, _ := newHome(t)
+			info := mustAddScript(t, h, "s.bhv", tt.src)
+			if info.ExecutionTime != tt.execution.Milliseconds() {
+				t.Errorf("ExecutionTime = %d, want %d", info.ExecutionTime, tt.execution.Milliseconds())
+			}
+			if got := mustSetScript(t, h, "s.bhv", "started"); got.State != tt.atStart {
+				t.Errorf("started: state %q, want %q", got.State, tt.atStart)
+			}
+			mustAdvance(t, h, time.Minute)
+			got, _ := h.Script("s.bhv")
+			if got.State != tt.afterAction || got.CompletePercent != tt.percent {
+				t.Errorf("after the last action: %s at %v%%, want %s at %v%%", got.State, got.CompletePercent, tt.afterAction, tt.percent)
+			}
+		})
+	}
+}
+
 func TestPauseResumeStopScript(t *testing.T) {
 	h, _ := newHome(t)
 	mustAddScript(t, h, "two.bhv", twoStepScript)

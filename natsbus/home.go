@@ -44,6 +44,12 @@ func HomeSubject(prefix, home string, e sim.Event) string {
 // subject (by an MQTT client, say) that fails has its error published on
 // <prefix>.<name>.devices.<id>.error. Empty prefix means [DefaultPrefix].
 // Call stop to end both.
+//
+// Events are published in order on a goroutine of their own, so that a NATS
+// server that stalls holds up no change of the home. While it does, up to
+// 64 MiB of events wait; past that they are dropped: a gap in the events'
+// ids (the "id" of their JSON, one more for every change) tells a
+// subscriber it missed some.
 func PublishHome(nc *nats.Conn, prefix, name string, home *sim.Home) (stop func(), err error) {
 	return PublishHomeWith(nc, prefix, name, home, func(id string, body []byte) (int, []byte) {
 		return httpapi.UpdateDeviceJSON(home, id, body)
@@ -57,13 +63,8 @@ type DeviceUpdater func(id string, body []byte) (status int, reply []byte)
 
 // PublishHomeWith is PublishHome with the device updates applied by
 // update: a server with durable state passes one that journals the change
-// first, as it does REST changes.
-//
-// Events are published in order on a goroutine of their own, so that a NATS
-// server that stalls holds up no change of the home. While it does, up to
-// 64 MiB of events wait; past that they are dropped: a gap in the events'
-// ids (the "id" of their JSON, one more for every change) tells a
-// subscriber it missed some.
+// first, as it does REST changes. Events are published as PublishHome
+// publishes them.
 func PublishHomeWith(nc *nats.Conn, prefix, name string, home *sim.Home, update DeviceUpdater) (stop func(), err error) {
 	return publishHome(nc, prefix, name, home, update, publishQueueBytes)
 }

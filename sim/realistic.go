@@ -232,8 +232,8 @@ func wallsOf(zs []*Zone, pairs iter.Seq2[int, int], gap int) *walls {
 // order of i, then j: every pair of zones that may nest (they overlap) or
 // share a wall (facing sides at most gap apart, overlapping), and a few
 // more. A home of up to smallPlan zones gets every pair. A larger one's
-// are found through a grid of about four cells per zone, as zoneGrid's:
-// each grown rectangle is filed in the cells it covers (or, covering more
+// are found through a grid of about four cells per zone (zoneGrid's has
+// one a zone: see zoneGrid.build): each grown rectangle is filed in the cells it covers (or, covering more
 // than maxZoneCells, with the wide ones, paired with every zone), and a
 // pair is taken in the one cell that holds the corner of where the two
 // grown rectangles meet, so that the cost follows the pairs that come
@@ -260,7 +260,7 @@ func nearPairs(zs []*Zone, gap int) iter.Seq2[int, int] {
 		rects[i] = grown{z.LeftX - gap, z.TopY - gap, z.RightX + gap, z.BottomY + gap}
 	}
 	var f cellFile
-	f.file(len(zs), func(i int) (l, t, r, b int) { g := rects[i]; return g.l, g.t, g.r, g.b })
+	f.file(len(zs), 4, func(i int) (l, t, r, b int) { g := rects[i]; return g.l, g.t, g.r, g.b })
 	isWide := make([]bool, len(zs))
 	for _, i := range f.wide {
 		isWide[i] = true

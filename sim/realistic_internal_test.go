@@ -233,7 +233,7 @@ func TestNearPairs(t *testing.T) {
 // with every zone rather than through the cells.
 func hasWideZone(zs []*Zone, gap int) bool {
 	var f cellFile
-	f.file(len(zs), func(i int) (l, t, r, b int) {
+	f.file(len(zs), 4, func(i int) (l, t, r, b int) {
 		z := zs[i]
 		return z.LeftX - gap, z.TopY - gap, z.RightX + gap, z.BottomY + gap
 	})

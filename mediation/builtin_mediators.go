@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -561,14 +562,20 @@ func (a *aggregator) Drain() []Held {
 // of the content, and the keys that hold other characters as well
 // (CLIENT-ID, "good morning", as Cilia's dictionaries have) wherever they
 // appear not glued to a word on a side where they begin or end with a
-// word character, the longest first where several begin at one place.
+// word character, nor ending inside a character of the content, the
+// longest first where several begin at one place.
 type translator struct {
 	dict    map[string]string
-	phrases map[byte][]phrase // by first byte, longest first
+	phrases []phrase  // sorted by key
+	starts  [4]uint64 // the first bytes of the phrases, a bit each
 }
 
 // phrase is a dictionary key that is not a single word, and its value.
-type phrase struct{ key, value string }
+type phrase struct {
+	key, value  string
+	first, last bool // whether the key begins, ends, with a word rune
+	utf8        bool // whether the key is UTF-8, and so ends where a rune does
+}
 
 func newTranslator(props map[string]any, _ Env) (any, error) {
 	d, err := optStringMap(props, "dictionary")
@@ -580,19 +587,12 @@ func newTranslator(props map[string]any, _ Env) (any, error) {
 		if k == "" || isWordString(k) {
 			continue
 		}
-		if t.phrases == nil {
-			t.phrases = map[byte][]phrase{}
-		}
-		t.phrases[k[0]] = append(t.phrases[k[0]], phrase{k, v})
+		first, _ := utf8.DecodeRuneInString(k)
+		last, _ := utf8.DecodeLastRuneInString(k)
+		t.phrases = append(t.phrases, phrase{key: k, value: v, first: isWordRune(first), last: isWordRune(last), utf8: utf8.ValidString(k)})
+		t.starts[k[0]/64] |= 1 << (k[0] % 64)
 	}
-	for _, ps := range t.phrases {
-		slices.SortFunc(ps, func(a, b phrase) int {
-			if c := cmp.Compare(len(b.key), len(a.key)); c != 0 {
-				return c
-			}
-			return strings.Compare(a.key, b.key)
-		})
-	}
+	slices.SortFunc(t.phrases, func(a, b phrase) int { return strings.Compare(a.key, b.key) })
 	return t, nil
 }
 
@@ -658,28 +658,67 @@ func (t *translator) translate(s string) string {
 }
 
 // phraseAt returns the longest phrase that s holds at i, not glued to a
-// word: one that begins with a word rune must not follow one (prevWord),
-// and one that ends with a word rune must not be followed by one.
+// word (one that begins with a word rune must not follow one, prevWord,
+// and one that ends with a word rune must not be followed by one) and not
+// ending inside a rune of s. The phrases that s holds at i are found
+// byte by byte among the sorted keys, each byte narrowing the range of
+// those that begin as s does there, shortest first, so that the cost is
+// the length of the longest of them times the logarithm of their number,
+// however many phrases the dictionary has.
 func (t *translator) phraseAt(s string, i int, prevWord bool) (key, value string, ok bool) {
-	if t.phrases == nil {
+	if len(t.phrases) == 0 || t.starts[s[i]/64]&(1<<(s[i]%64)) == 0 {
 		return "", "", false
 	}
-	for _, p := range t.phrases[s[i]] {
-		if !strings.HasPrefix(s[i:], p.key) {
-			continue
-		}
-		first, _ := utf8.DecodeRuneInString(p.key)
-		if prevWord && isWordRune(first) {
-			continue
-		}
-		if end := i + len(p.key); end < len(s) {
-			last, _ := utf8.DecodeLastRuneInString(p.key)
-			next, _ := utf8.DecodeRuneInString(s[end:])
-			if isWordRune(last) && isWordRune(next) {
-				continue
+	best := -1
+	lo, hi := 0, len(t.phrases)
+	for d := 0; lo < hi; d++ {
+		// The keys of [lo, hi) all begin with s[i:i+d]; one of length d,
+		// if any, sorts first.
+		if p := &t.phrases[lo]; len(p.key) == d {
+			if t.fits(p, s, i, prevWord) {
+				best = lo
+			}
+			if lo++; lo == hi {
+				break
 			}
 		}
-		return p.key, p.value, true
+		if i+d >= len(s) {
+			break
+		}
+		if hi-lo == 1 { // one key left: the rest of it at once
+			if p := &t.phrases[lo]; strings.HasPrefix(s[i+d:], p.key[d:]) && t.fits(p, s, i, prevWord) {
+				best = lo
+			}
+			break
+		}
+		c, base, ps := s[i+d], lo, t.phrases[lo:hi]
+		lo = base + sort.Search(len(ps), func(k int) bool { return ps[k].key[d] >= c })
+		hi = base + sort.Search(len(ps), func(k int) bool { return ps[k].key[d] > c })
 	}
-	return "", "", false
+	if best < 0 {
+		return "", "", false
+	}
+	return t.phrases[best].key, t.phrases[best].value, true
+}
+
+// fits reports whether p, which s holds at i, may be replaced there (see
+// phraseAt).
+func (t *translator) fits(p *phrase, s string, i int, prevWord bool) bool {
+	if prevWord && p.first {
+		return false
+	}
+	end := i + len(p.key)
+	if end < len(s) && p.last {
+		if next, _ := utf8.DecodeRuneInString(s[end:]); isWordRune(next) {
+			return false
+		}
+	}
+	if !p.utf8 { // "\xc3" must not take the first byte of an é
+		for i < end {
+			_, n := utf8.DecodeRuneInString(s[i:])
+			i += n
+		}
+		return i == end
+	}
+	return true
 }

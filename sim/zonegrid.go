@@ -129,7 +129,9 @@ func (f *cellFile) file(n, per int, rect func(i int) (l, t, r, b int)) {
 	f.minX, f.minY = minX, minY
 	w, h := maxX-minX+1, maxY-minY+1
 	cells := min(per*n, maxGridCells)
-	nx := max(1, min(w, isqrt(cells*w/max(h, 1))))
+	// Square-ish cells, but no more columns than cells: a plan far wider
+	// than high would get about the square root of cells times its width.
+	nx := max(1, min(w, cells, isqrt(cells*w/max(h, 1))))
 	ny := max(1, min(h, cells/nx))
 	f.cellW, f.cellH = (w+nx-1)/nx, (h+ny-1)/ny
 	f.nx, f.ny = (w+f.cellW-1)/f.cellW, (h+f.cellH-1)/f.cellH

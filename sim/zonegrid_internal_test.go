@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/benbjohnson/clock"
@@ -186,5 +187,58 @@ func TestZoneGridKeepsAddedZones(t *testing.T) {
 	}
 	if builds > 40 || most < smallPlan {
 		t.Fatalf("600 rooms: the grid was built %d times and kept at most %d added zones", builds, most)
+	}
+}
+
+// TestCellFileSize: a file has at most per cells a rectangle, and at most
+// maxGridCells, whatever the shape of the plan: a plan far wider than high
+// (rooms in a row, a corridor of zero height across the coordinates) got
+// about the square root of per times n times its width in cells (17 rooms
+// in a row across ±MaxCoordinate: 54,000 cells for a grid of one cell a
+// room; 1,000 zones of zero height: 1.4 million, past maxGridCells;
+// 100,000 of them: 14 million, 56 MB, and as much again while filing).
+func TestCellFileSize(t *testing.T) {
+	row := func(n, w, h int) func(i int) (l, t, r, b int) {
+		return func(i int) (l, t, r, b int) {
+			l = -MaxCoordinate + i*(2*MaxCoordinate/n)
+			return l, 0, l + w, h
+		}
+	}
+	for _, tt := range []struct {
+		name string
+		n    int
+		rect func(i int) (l, t, r, b int)
+	}{
+		{"rooms in a row across the coordinates", 17, row(17, 1000, 10)},
+		{"zero-height zones in a row", 1000, row(1000, 10, 0)},
+		{"a column of rooms", 17, func(i int) (l, t, r, b int) { return 0, -MaxCoordinate + i*1000, 10, -MaxCoordinate + i*1000 + 999 }},
+		{"one point", 1, func(int) (l, t, r, b int) { return 5, 5, 5, 5 }},
+		{"a huge zone and tiny ones", 100, func(i int) (l, t, r, b int) {
+			if i == 0 {
+				return -MaxCoordinate, -MaxCoordinate, MaxCoordinate, MaxCoordinate
+			}
+			return i, i, i + 1, i + 1
+		}},
+	} {
+		for _, per := range []int{1, 4} {
+			var f cellFile
+			f.file(tt.n, per, tt.rect)
+			if got, most := f.nx*f.ny, min(per*tt.n, maxGridCells); got > most || len(f.start) != got+1 {
+				t.Errorf("%s, %d a rectangle: %d×%d cells (%d starts), want at most %d", tt.name, per, f.nx, f.ny, len(f.start), most)
+			}
+			for i := range tt.n { // every rectangle is found where it lies
+				l, tp, r, b := tt.rect(i)
+				found := slices.Contains(f.wide, int32(i))
+				if c, ok := f.cell(l, tp); ok && !found {
+					found = slices.Contains(f.at[f.start[c]:f.start[c+1]], int32(i))
+				}
+				if c, ok := f.cell(r, b); ok && found && !slices.Contains(f.wide, int32(i)) {
+					found = slices.Contains(f.at[f.start[c]:f.start[c+1]], int32(i))
+				}
+				if !found {
+					t.Fatalf("%s, %d a rectangle: rectangle %d not filed at its corners", tt.name, per, i)
+				}
+			}
+		}
 	}
 }

@@ -284,10 +284,14 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 // busy rather than dropped: the consumer then asks for it again
 // (receiveJS), and whoever consumes the durable now (the replacement)
 // takes it. Without a stream nobody could ask again: it is dropped, and
-// counted.
+// counted. Inject cannot tell the consumer's messages from those sent in
+// through Chain.Send (a REST POST): those are refused too, and nobody
+// sends them again.
 func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
 	if in.stream != "" && !mediation.Bound(out, "out") {
-		return errkind.Errorf(errkind.Busy, "nats-in %s has no binding: the stream delivers the message again", in.id)
+		return errkind.Errorf(errkind.Busy, "nats-in %s has no binding (it was replaced or unbound, or is not bound yet): "+
+			"a message of its stream is refused so that the stream delivers it again, to whoever consumes it now; "+
+			"one sent into it is taken only once it is bound", in.id)
 	}
 	out.Emit("out", m)
 	return nil

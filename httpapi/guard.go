@@ -269,36 +269,48 @@ func (g *guard) tokenGiven(r *http.Request) bool {
 
 // CheckAllow reports whether every entry of origins and hosts can be one
 // of a Config's AllowOrigins and AllowHosts: "*" or an origin
-// (scheme://host[:port], http or https, no path beyond "/", no query) for
-// the first, a host name (letters, digits, "-", "_" and ".", without a
-// scheme or a port) or an IP address for the second. The handler ignores
-// an entry that is neither, since no request could match it; a program
-// that takes them from its user (the server's -allow-origin and
-// -allow-host) checks them first, so that a mistyped one is an error
-// rather than a page or a name silently refused. Empty entries are
-// skipped, as the handler skips them.
+// (scheme://host[:port], http or https, no path beyond "/", no query,
+// its host a host name or an IP address) for the first, a host name
+// (letters, digits, "-", "_" and ".", without a scheme or a port) or an
+// IP address for the second. The handler ignores an entry that is
+// neither, and keeps one with another host (a pattern such as
+// https://*.example.com) that no request could match; a program that
+// takes them from its user (the server's -allow-origin and -allow-host)
+// checks them first, so that a mistyped one is an error rather than a
+// page or a name silently refused. Empty entries are skipped, as the
+// handler skips them.
 func CheckAllow(origins, hosts []string) error {
 	for _, o := range origins {
 		if o = strings.TrimSpace(o); o == "" || o == "*" {
 			continue
 		}
-		if _, ok := normaliseOrigin(o); !ok {
-			return errkind.Errorf(errkind.Invalid, "origin %s: want scheme://host[:port], http or https, such as https://app.example.com:8443, or *", quoteShort(o))
+		n, ok := normaliseOrigin(o)
+		if ok {
+			u, _ := url.Parse(n)
+			ok = hostOK(u.Hostname())
+		}
+		if !ok {
+			return errkind.Errorf(errkind.Invalid, "origin %s: want scheme://host[:port], http or https, such as https://app.example.com:8443 (no pattern), or *", quoteShort(o))
 		}
 	}
 	for _, h := range hosts {
-		h = strings.TrimSpace(h)
-		if h == "" || isIP(strings.Trim(h, "[]")) {
-			continue
-		}
-		bad := strings.ContainsFunc(strings.TrimSuffix(h, "."), func(c rune) bool {
-			return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.')
-		})
-		if bad || strings.TrimSuffix(h, ".") == "" {
+		if h = strings.TrimSpace(h); h != "" && !hostOK(h) {
 			return errkind.Errorf(errkind.Invalid, "host %s: want a host name alone, without a scheme or a port, such as pervasim.lan", quoteShort(h))
 		}
 	}
 	return nil
+}
+
+// hostOK reports whether h is an IP address (in brackets or not) or a host
+// name: letters, digits, "-", "_" and ".", not dots alone.
+func hostOK(h string) bool {
+	if isIP(strings.Trim(h, "[]")) {
+		return true
+	}
+	h = strings.TrimSuffix(h, ".")
+	return h != "" && !strings.ContainsFunc(h, func(c rune) bool {
+		return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.')
+	})
 }
 
 // normaliseOrigin returns scheme://host[:port] in lower case, without a

@@ -63,6 +63,9 @@ func TestCheckAllow(t *testing.T) {
 		{[]string{"https://app.example.com?q=1"}, nil, false},
 		{[]string{"https://user@app.example.com"}, nil, false},
 		{[]string{"null"}, nil, false},
+		{[]string{"https://*.example.com"}, nil, false}, // kept by the guard, matched by no Origin
+		{[]string{"http://app%20x.example"}, nil, false},
+		{[]string{"https://my_app-1.example:8443", "HTTP://APP.EXAMPLE"}, nil, true},
 		{nil, []string{"pervasim.lan", "Foo.LAN.", "my_host-1", " x ", ""}, true},
 		{nil, []string{"192.168.1.10", "[::1]", "::1"}, true},
 		{nil, []string{"pervasim.lan:8080"}, false},

@@ -105,10 +105,12 @@ type Emitter interface {
 // emits are dropped). A source that can hand a message back to where it
 // came from, such as a stream consumer that can ask for it again, uses it
 // to refuse what would be lost. The answer is how things stand at the
-// instant of the call: Chain.Replace waits for the component's calls to
-// end, so it cannot change the answer within one, but a Chain.Bind or
-// Chain.Unbind made meanwhile can. For an Emitter that is not the
-// runtime's, Bound reports true.
+// instant of the call: Chain.Replace waits for the calls of the component
+// it replaces to end, so it cannot turn that one's answer false within a
+// call, but a Chain.Bind or Chain.Unbind made meanwhile can change it, as
+// can a Replace that hands bindings to the component (true, then). A true
+// answer is no promise: a message emitted after an Unbind is dropped. For
+// an Emitter that is not the runtime's, Bound reports true.
 func Bound(out Emitter, port string) bool {
 	if b, ok := out.(interface{ bound(string) bool }); ok {
 		return b.bound(port)

@@ -33,7 +33,8 @@ type ScriptInfo struct {
 	// ExecutionTime is the sum of the script's delays, in ms, those after
 	// the last action included (iCasa's execution time). The player does
 	// not wait for those: a script is stopped, at 100 %, once its last
-	// action has run (see Home.SetScriptState).
+	// action has run, and one without actions as it starts, at 0 % (see
+	// Home.SetScriptState).
 	ExecutionTime int64 `json:"executionTime"`
 	// Problems lists the actions that will fail whenever the script is
 	// played (see [Script.Problems]), with their lines.

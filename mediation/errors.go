@@ -48,6 +48,31 @@ var (
 	ErrBusy = errkind.Busy
 )
 
+// ErrNotTaken is wrapped, beside its kind, by the errors of Chain.Send,
+// SendContext and TrySend that came before the message was taken in: the
+// chain or the component is missing or not started, a queue ahead stayed
+// full, or the component's Injector refused it with an error that wraps
+// ErrNotTaken itself (as a nats-in with a stream does when it has no
+// binding). Nothing the message would cause was done, so a source that
+// can offer it again (a stream consumer) may. An error without it came
+// after the message entered the chain (a bound reached on the way, a
+// component refusing it): what was done stays done, and offering the
+// message again would do it again.
+var ErrNotTaken = errors.New("message not taken")
+
+// notTaken marks err with ErrNotTaken, keeping its kind and message.
+func notTaken(err error) error {
+	if err == nil || errors.Is(err, ErrNotTaken) {
+		return err
+	}
+	return &notTakenError{err}
+}
+
+type notTakenError struct{ err error }
+
+func (e *notTakenError) Error() string   { return e.err.Error() }
+func (e *notTakenError) Unwrap() []error { return []error{e.err, ErrNotTaken} }
+
 // errorf returns an error of kind with a formatted message (see errkind).
 func errorf(kind error, format string, args ...any) error {
 	return errkind.Errorf(kind, format, args...)

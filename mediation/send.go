@@ -252,23 +252,23 @@ func (ch *Chain) TrySend(id string, m Message) error {
 
 func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) error {
 	if ch.deleted.Load() {
-		return ch.gone()
+		return notTaken(ch.gone())
 	}
 	c, err := ch.find(id)
 	if err != nil {
-		return err
+		return notTaken(err)
 	}
 	if !c.injectable.Load() {
-		return errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name)
+		return notTaken(errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name))
 	}
 	if ch.state.Load() != stStarted {
-		return errorf(ErrConflict, "chain %s is not started", ch.id)
+		return notTaken(errorf(ErrConflict, "chain %s is not started", ch.id))
 	}
 	if err := ch.admit(ctx, c, wait); err != nil {
 		if !wait {
 			c.nDropped.Add(1)
 		}
-		return err
+		return notTaken(err)
 	}
 	r := newRun(ch.eng.maxDeliveries)
 	defer r.release()
@@ -302,9 +302,12 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 		default:
 			outs, ierr := c.inject(m, r, s)
 			if ierr != nil {
-				if errors.Is(ierr, ErrBusy) {
+				switch {
+				case errors.Is(ierr, ErrBusy):
 					err = ierr
-				} else {
+				case errors.Is(ierr, ErrNotTaken):
+					err = notTaken(errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr))
+				default:
 					err = errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr)
 				}
 			}
@@ -315,7 +318,7 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 			return err
 		}
 		c.turnBack(s)
-		return err
+		return notTaken(err)
 	}
 }
 

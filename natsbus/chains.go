@@ -289,13 +289,19 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 // sends them again.
 func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
 	if in.stream != "" && !mediation.Bound(out, "out") {
-		return errkind.Errorf(errkind.Busy, "nats-in %s has no binding (it was replaced or unbound, or is not bound yet): "+
+		return notTakenError{errkind.Errorf(errkind.Busy, "nats-in %s has no binding (it was replaced or unbound, or is not bound yet): "+
 			"a message of its stream is refused so that the stream delivers it again, to whoever consumes it now; "+
-			"one sent into it is taken only once it is bound", in.id)
+			"one sent into it is taken only once it is bound", in.id)}
 	}
 	out.Emit("out", m)
 	return nil
 }
+
+// notTakenError marks a refusal made before anything was emitted with
+// mediation.ErrNotTaken, beside its kind.
+type notTakenError struct{ error }
+
+func (e notTakenError) Unwrap() []error { return []error{e.error, mediation.ErrNotTaken} }
 
 // decodeAll reads the chain messages a NATS message carries: the
 // messages of a batch of the nats linker (HeaderBatch), or the one.
@@ -504,9 +510,13 @@ func (in *natsIn) receive(msg *nats.Msg) {
 // receiveJS takes a JetStream message (the messages of a batch one by
 // one): acknowledged once the chain took it, dropped (and acknowledged)
 // when its id was seen, asked again later when the chain could not take
-// it, the messages of a batch it took being dropped then as seen. One that
-// cannot be decoded is counted in the adapter's errors and never asked
-// again.
+// it (not started, a queue ahead full, this adapter unbound: an error
+// that wraps mediation.ErrNotTaken), the messages of a batch it took being
+// dropped then as seen. One the chain took and failed on the way (it
+// caused more deliveries than the engine allows, a component refused it
+// for a bound) or refused for good is acknowledged too: asked again, it
+// would run what it ran again, every second, for ever. One that cannot be
+// decoded is counted in the adapter's errors and never asked again.
 func (in *natsIn) receiveJS(msg jetstream.Msg) {
 	ms, err := decodeAll(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
 	if err != nil {
@@ -519,7 +529,8 @@ func (in *natsIn) receiveJS(msg jetstream.Msg) {
 		if in.dedup.has(id) {
 			continue
 		}
-		if err := in.send(m); err != nil && (errors.Is(err, mediation.ErrConflict) || errors.Is(err, mediation.ErrBusy)) {
+		if err := in.send(m); err != nil && errors.Is(err, mediation.ErrNotTaken) &&
+			(errors.Is(err, mediation.ErrConflict) || errors.Is(err, mediation.ErrBusy)) {
 			msg.NakWithDelay(time.Second)
 			return
 		}

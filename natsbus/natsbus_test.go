@@ -1119,3 +1119,52 @@ func TestNATSInReplacedUnderLoadWithADurable(t *testing.T) {
 		}
 	}
 }
+
+// TestNATSInAcknowledgesWhatTheChainTook: a stream message that the chain
+// took but failed on the way (it caused more deliveries than the engine
+// allows) is acknowledged, not asked for again: asked again, it ran its
+// deliveries again every second, for ever.
+func TestNATSInAcknowledgesWhatTheChainTook(t *testing.T) {
+	s, nc := startNATS(t)
+	e := mediation.NewEngine(mediation.Config{MaxDeliveries: 2})
+	t.Cleanup(func() { e.Close() })
+	if _, err := natsbus.AttachEngine(e, nc); err != nil {
+		t.Fatal(err)
+	}
+	build(t, e, "poison", []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "poison.in", "stream": "POISON", "durable": "worker"}},
+		{mediation.KindMediator, "passthrough", "p", nil},
+		{mediation.KindMediator, "passthrough", "q", nil},
+		{mediation.KindAdapter, "rest-out", "out", nil},
+	}, []bind{{"in:out", "p:in", "", nil}, {"p:out", "q:in", "", nil}, {"q:out", "out:in", "", nil}})
+	js, err := jetstream.New(connect(t, s.URL()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := js.Publish(ctx, "poison.in", []byte(`"too far"`)); err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(ctx, "POISON", "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		info, err := cons.Info(ctx)
+		if err != nil {
+			t.Fatalf("the message was never acknowledged: %v", err)
+		}
+		if info.Delivered.Consumer >= 1 && info.NumAckPending == 0 {
+			if info.NumRedelivered != 0 || info.Delivered.Consumer != 1 {
+				t.Errorf("delivered %d times, %d redelivered; want once", info.Delivered.Consumer, info.NumRedelivered)
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the message was never acknowledged: %d delivered, %d pending acknowledgement", info.Delivered.Consumer, info.NumAckPending)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}

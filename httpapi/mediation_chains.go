@@ -184,19 +184,12 @@ func (s *server) handleChainDelete() http.Handler {
 // by pattern here (GET /<chain> does that).
 func (s *server) handleComponentIDs(kind mediation.Kind) http.Handler {
 	return s.withChain(func(w http.ResponseWriter, r *http.Request, ch *mediation.Chain) {
-		cs, err := ch.Components()
+		ci, err := ch.Info()
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
-		ids := map[string][]string{"Mediators": {}, "Adapters": {}}
-		for _, c := range cs {
-			if c.Kind == mediation.KindMediator {
-				ids["Mediators"] = append(ids["Mediators"], c.ID)
-			} else {
-				ids["Adapters"] = append(ids["Adapters"], c.ID)
-			}
-		}
+		ids := map[string][]string{"Mediators": ci.Mediators, "Adapters": ci.Adapters.All}
 		switch kind {
 		case mediation.KindMediator:
 			delete(ids, "Adapters")

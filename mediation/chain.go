@@ -176,6 +176,9 @@ type AdapterIDs struct {
 	InOnly  []string `json:"in-only"`
 	OutOnly []string `json:"out-only"`
 	InOut   []string `json:"in-out"`
+	// All lists every adapter, whatever its pattern, in creation order
+	// (not in Cilia's JSON, which groups them).
+	All []string `json:"-"`
 }
 
 // ChainInfo is a snapshot of a chain; its slices are copies. ChainInfo is
@@ -199,10 +202,13 @@ func (ch *Chain) Info() (ChainInfo, error) {
 	defer ch.mu.Unlock()
 	ci := ChainInfo{
 		ID: ch.id, State: ch.State(), Mediators: []string{},
-		Adapters: AdapterIDs{InOnly: []string{}, OutOnly: []string{}, InOut: []string{}},
+		Adapters: AdapterIDs{InOnly: []string{}, OutOnly: []string{}, InOut: []string{}, All: []string{}},
 		Bindings: make([]BindingInfo, 0, len(ch.bindings)),
 	}
 	for _, c := range ch.order {
+		if c.typ.Kind != KindMediator {
+			ci.Adapters.All = append(ci.Adapters.All, c.id)
+		}
 		switch {
 		case c.typ.Kind == KindMediator:
 			ci.Mediators = append(ci.Mediators, c.id)

@@ -172,7 +172,7 @@ func TestInfo(t *testing.T) {
 	)
 	want := mediation.ChainInfo{
 		ID: "c", State: mediation.StateIdle, Mediators: []string{"p2", "p1"},
-		Adapters: mediation.AdapterIDs{InOnly: []string{"i"}, OutOnly: []string{"o"}, InOut: []string{}},
+		Adapters: mediation.AdapterIDs{InOnly: []string{"i"}, OutOnly: []string{"o"}, InOut: []string{}, All: []string{"o", "i"}},
 		Bindings: []mediation.BindingInfo{
 			{From: "p1:out", To: "o:in", Linker: "direct"},
 			{From: "i:out", To: "p2:in", Linker: "queue"},

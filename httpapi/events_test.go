@@ -808,3 +808,30 @@ func TestEventStreamIDOfAnotherRun(t *testing.T) {
 		})
 	}
 }
+
+// TestEventStreamResetOfAHomeWithoutChanges: a home that has made no change
+// yet (a home just created under /homes, after one of the same name was
+// deleted, or a server just restarted) numbers nothing yet, and its reset
+// carries the number 0; a client that comes back with an id of another run
+// gets that reset all the same, never a silent stream that leaves it with
+// the state of the home that is gone.
+func TestEventStreamResetOfAHomeWithoutChanges(t *testing.T) {
+	for _, lastID := range []string{"0", "3", "0123456789abcdef-3", "not-a-number"} {
+		t.Run(lastID, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+				h := httpapi.NewHandler(httpapi.Config{Home: home})
+				defer h.Close()
+				got := streamOnce(t, h, lastID, func() {
+					if _, err := home.CreateZone(sim.ZoneSpec{ID: "room", RightX: 10, BottomY: 10}); err != nil {
+						t.Fatal(err)
+					}
+				})
+				want := []string{"reset 0", "zone-added 1"}
+				if diff := cmp.Diff(want, eventsOf(got)); diff != "" || !increasing(got) {
+					t.Errorf("Last-Event-ID %s: events (-want +got):\n%s\n%s", lastID, diff, got)
+				}
+			})
+		})
+	}
+}

@@ -562,18 +562,20 @@ func (s *server) handleEvents() http.Handler {
 		if _, err := w.Write([]byte("retry: 2000\n\n")); err != nil {
 			return
 		}
-		sent := uint64(0) // the number of the last frame written
+		sent, wrote := uint64(0), false // the number of the last frame written, if any
 		// send writes frames, those above the last sent (the ids of a
 		// stream increase: the client gets frames above the missed ones,
 		// or the reset), renewing the deadline before each: a burst of
 		// thousands, or the history a client missed, may take longer than
-		// writeTimeout to a client that reads all along.
+		// writeTimeout to a client that reads all along. The first frame
+		// goes whatever its number: the reset of a home that has made no
+		// change yet is numbered 0.
 		send := func(frames []frameOf) error {
 			for _, f := range frames {
-				if f.seq <= sent {
+				if wrote && f.seq <= sent {
 					continue
 				}
-				sent = f.seq
+				sent, wrote = f.seq, true
 				deadline()
 				if _, err := w.Write(f.b); err != nil {
 					return err

@@ -205,7 +205,7 @@ func (hs *Homes) lookup(name string) (*homeEntry, error) {
 // remove deletes the home name and stops everything it runs.
 func (hs *Homes) remove(cfg Config, name string) (HomeInfo, error) {
 	if name == DefaultHome {
-		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the default home cannot be deleted; DELETE %s/simulation empties it", cfg.PlatformRoot)
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "the default home cannot be deleted; DELETE /%s/simulation empties it", trimRoot(cfg.PlatformRoot, "platform"))
 	}
 	hs.mu.Lock()
 	e := hs.homes[name]
@@ -362,6 +362,11 @@ func (s *server) homeRoutes(r router) {
 		if preflight(r) {
 			w.Header()["Allow"] = corsMethods
 			w.WriteHeader(http.StatusOK)
+			return
+		}
+		if routeVar(r, "home") == DefaultHome { // it exists, elsewhere: say where
+			writeError(w, r, errkind.Errorf(errkind.NotFound, "the default home is served at the contract's paths, not under /homes: %s",
+				quoteShort(strings.TrimPrefix(r.URL.Path, "/homes/"+DefaultHome))))
 			return
 		}
 		e, err := s.homes.lookup(routeVar(r, "home"))

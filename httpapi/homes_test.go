@@ -88,6 +88,7 @@ func TestHomesRoutes(t *testing.T) {
 		want   string
 		empty  bool // the body is empty
 		code   string
+		msg    string // in the error's sentence
 	}{
 		{name: "only the default home", req: step{"GET", "/homes", ""}, status: 200, want: "[" + def + "]"},
 		{name: "create", req: step{"POST", "/homes/lab", ""}, status: 200, want: home("lab", "contract")},
@@ -108,7 +109,10 @@ func TestHomesRoutes(t *testing.T) {
 		{name: "not JSON", req: step{"POST", "/homes/lab", `{`}, status: 400, code: "invalid"},
 		{name: "delete", given: []step{{"POST", "/homes/lab", ""}}, req: step{"DELETE", "/homes/lab", ""}, status: 200, empty: true},
 		{name: "delete unknown", req: step{"DELETE", "/homes/lab", ""}, status: 404, code: "not_found"},
-		{name: "delete the default", req: step{"DELETE", "/homes/default", ""}, status: 409, code: "conflict"},
+		{name: "delete the default", req: step{"DELETE", "/homes/default", ""}, status: 409, code: "conflict",
+			msg: "DELETE /platform/simulation empties it"},
+		{name: "the default's paths under /homes", req: step{"GET", "/homes/default/platform/zones/zones", ""}, status: 404, code: "not_found",
+			msg: `the default home is served at the contract's paths, not under /homes: "/platform/zones/zones"`},
 		{name: "deleted home's paths", given: []step{{"POST", "/homes/lab", ""}, {"DELETE", "/homes/lab", ""}},
 			req: step{"GET", "/homes/lab/platform/zones/zones", ""}, status: 404, code: "not_found"},
 		{name: "unknown home's paths", req: step{"GET", "/homes/nope/platform/zones/zones", ""}, status: 404, code: "not_found"},
@@ -141,6 +145,12 @@ func TestHomesRoutes(t *testing.T) {
 			if tt.code != "" {
 				if got := errorCode(t, rec.Body.String()); got != tt.code {
 					t.Errorf("code = %q, want %q", got, tt.code)
+				}
+			}
+			if tt.msg != "" {
+				var e struct{ Error string }
+				if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || !strings.Contains(e.Error, tt.msg) {
+					t.Errorf("error = %q, want it to say %q", rec.Body, tt.msg)
 				}
 			}
 		})

@@ -71,7 +71,16 @@ type homeEntry struct {
 	name    string
 	parts   HomeParts
 	handler *Handler
+	// stopping is set, under Homes.mu, once a DELETE took the home: it
+	// serves nothing more, but keeps its name (and its place among
+	// -max-homes) until what it runs has stopped, so that a home of the
+	// same name cannot run beside it (on the same NATS subjects, say).
+	stopping bool
 }
+
+// serving reports whether e is built and not being deleted; Homes.mu is
+// held.
+func (e *homeEntry) serving() bool { return e != nil && e.handler != nil && !e.stopping }
 
 // NewHomes returns an empty set of homes built by factory, holding at most
 // max homes (zero means [DefaultMaxHomes]).
@@ -130,6 +139,9 @@ func (hs *Homes) create(cfg Config, name string, spec HomeSpec) (HomeInfo, error
 	case hs.closed:
 		hs.mu.Unlock()
 		return HomeInfo{}, errkind.Errorf(errkind.Busy, "the server is shutting down")
+	case hs.homes[name] != nil && hs.homes[name].stopping:
+		hs.mu.Unlock()
+		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "home %q is being deleted; try again once its DELETE answered", name)
 	case hs.homes[name] != nil:
 		hs.mu.Unlock()
 		return HomeInfo{}, errkind.Errorf(errkind.Conflict, "home %q exists", name)
@@ -194,7 +206,7 @@ func (e *homeEntry) stop() {
 func (hs *Homes) lookup(name string) (*homeEntry, error) {
 	hs.mu.RLock()
 	e := hs.homes[name]
-	ready := e != nil && e.handler != nil // read under the lock create writes it under
+	ready := e.serving() // read under the lock create and remove write under
 	hs.mu.RUnlock()
 	if !ready {
 		return nil, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
@@ -209,15 +221,20 @@ func (hs *Homes) remove(cfg Config, name string) (HomeInfo, error) {
 	}
 	hs.mu.Lock()
 	e := hs.homes[name]
-	if e == nil || e.handler == nil {
+	if !e.serving() {
 		hs.mu.Unlock()
 		return HomeInfo{}, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
 	}
-	delete(hs.homes, name)
+	e.stopping = true
 	hs.building.Add(1) // as in create
 	hs.mu.Unlock()
 	defer hs.building.Done()
 	e.stop()
+	hs.mu.Lock()
+	if hs.homes[name] == e { // Close may have taken it meanwhile
+		delete(hs.homes, name)
+	}
+	hs.mu.Unlock()
 	return e.info(cfg), nil
 }
 
@@ -226,7 +243,7 @@ func (hs *Homes) list(cfg Config) []HomeInfo {
 	hs.mu.RLock()
 	out := make([]HomeInfo, 0, len(hs.homes))
 	for _, e := range hs.homes {
-		if e.handler != nil {
+		if e.serving() {
 			out = append(out, e.info(cfg))
 		}
 	}
@@ -241,14 +258,15 @@ func (hs *Homes) scriptBytes() int {
 	defer hs.mu.RUnlock()
 	n := 0
 	for _, e := range hs.homes {
-		if e.handler != nil {
+		if e.handler != nil { // a home being deleted still holds its scripts
 			n += e.parts.Home.ScriptBytes()
 		}
 	}
 	return n
 }
 
-// Len returns the number of homes created and not deleted.
+// Len returns the number of homes created and not deleted (one whose
+// DELETE has not answered yet counts).
 func (hs *Homes) Len() int {
 	hs.mu.RLock()
 	defer hs.mu.RUnlock()
@@ -269,7 +287,7 @@ func (hs *Homes) Close() {
 	hs.closed = true
 	var entries []*homeEntry
 	for name, e := range hs.homes {
-		if e.handler != nil { // one being built is stopped by its creator
+		if e.serving() { // one being built is stopped by its creator, one being deleted by its DELETE
 			entries = append(entries, e)
 		}
 		delete(hs.homes, name)

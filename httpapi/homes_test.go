@@ -600,3 +600,46 @@ func TestHomeHeap(t *testing.T) {
 		t.Errorf("GET of a home's zones: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestHomeKeepsItsNameWhileItStops: a home whose DELETE has not answered
+// yet (what it runs is still stopping) serves nothing more but keeps its
+// name and its place among -max-homes: a home of the same name made then
+// would run beside it, on the same NATS subjects, and the bound could be
+// passed. Once the DELETE answered, the name is free.
+func TestHomeKeepsItsNameWhileItStops(t *testing.T) {
+	release := make(chan struct{})
+	var built atomic.Int64
+	homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+		engine := mediation.NewEngine(mediation.Config{})
+		first := built.Add(1) == 1
+		return httpapi.HomeParts{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Engine: engine, Stop: func() {
+			if first { // the home deleted below stops slowly; another would not
+				<-release
+			}
+			engine.Close()
+		}}, nil
+	}, 1)
+	defer homes.Close()
+	h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Homes: homes})
+	defer h.Close()
+	call := func(method, path string) int {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, newRequest(method, path, nil))
+		return rec.Code
+	}
+	if got := call("POST", "/homes/lab"); got != http.StatusOK {
+		t.Fatalf("create: %d", got)
+	}
+	deleted := make(chan int)
+	go func() { deleted <- call("DELETE", "/homes/lab") }()
+	for call("GET", "/homes/lab/platform/zones/zones") != http.StatusNotFound {
+		runtime.Gosched() // until the DELETE took it
+	}
+	got := []int{call("POST", "/homes/lab"), call("POST", "/homes/other"), call("GET", "/homes/lab"), call("DELETE", "/homes/lab")}
+	close(release)
+	got = append(got, <-deleted, call("POST", "/homes/lab"))
+	want := []int{http.StatusConflict, http.StatusServiceUnavailable, http.StatusNotFound, http.StatusNotFound, http.StatusOK, http.StatusOK}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("create same, create other (max 1), get, delete again while stopping; the delete; create after (-want +got):\n%s", diff)
+	}
+}

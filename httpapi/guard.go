@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -162,7 +163,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if v := h["Vary"]; len(v) == 0 {
 		h["Vary"] = varyOrigin
-	} else {
+	} else if !slices.Contains(v, "Origin") { // a home of /homes passes the server's guard, then its own
 		h["Vary"] = append(v, "Origin")
 	}
 	if g.token != "" && !g.exempt(r) && !g.tokenGiven(r) {

@@ -643,3 +643,16 @@ func TestHomeKeepsItsNameWhileItStops(t *testing.T) {
 		t.Errorf("create same, create other (max 1), get, delete again while stopping; the delete; create after (-want +got):\n%s", diff)
 	}
 }
+
+// TestHomeRoutesVaryOnce: a home's response passes the server's guard and
+// the home's own, and says Vary: Origin once, not twice.
+func TestHomeRoutesVaryOnce(t *testing.T) {
+	f := newHomesFixture(t, 0)
+	for _, req := range []step{{"POST", "/homes/lab", ""}, {"GET", "/homes/lab/platform/zones/zones", ""}, {"GET", "/platform/zones/zones", ""}} {
+		rec := httptest.NewRecorder()
+		f.handler.ServeHTTP(rec, newRequest(req.method, req.path, strings.NewReader(req.body)))
+		if diff := cmp.Diff([]string{"Origin"}, rec.Header()["Vary"]); diff != "" {
+			t.Errorf("%s %s: Vary (-want +got):\n%s", req.method, req.path, diff)
+		}
+	}
+}

@@ -1102,7 +1102,12 @@ func TestNATSInReplacedUnderLoadWithADurable(t *testing.T) {
 	// Swap while the old adapter is handing messages on: wait until the
 	// sink has some, so that its consumer runs.
 	got := map[float64]bool{}
-	got[(<-sink).Content.(float64)] = true
+	select {
+	case m := <-sink:
+		got[m.Content.(float64)] = true
+	case <-time.After(30 * time.Second):
+		t.Fatal("nothing reached the sink before the swap")
+	}
 	if err := ch.Replace("old", "new"); err != nil {
 		t.Fatal(err)
 	}

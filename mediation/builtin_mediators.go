@@ -53,7 +53,8 @@ func builtinTypes() []Type {
 			New: newRouter},
 		{Name: "splitter", Kind: KindMediator, In: in, Out: out, Properties: map[string]any{"separator": ","},
 			Doc: "Splits string content (by the separator regular expression, which must not match the empty string) or array content " +
-				"into one message per part, with properties correlation.id, correlation.index and correlation.total. " +
+				"into one message per part, with properties correlation.id, correlation.index and correlation.total; " +
+				"empty parts at the end of a string are dropped, as Java's String.split does. " +
 				"A message of more than max-parts parts (default 10000) is refused whole.",
 			New: newSplitter},
 		{Name: "aggregator", Kind: KindMediator, In: in, Out: out,
@@ -342,11 +343,35 @@ func splitterPrefix(env Env) string {
 	return env.Chain + "/" + env.ID + "." + strconv.FormatUint(n, 10)
 }
 
+// onlySeparators reports whether rest is made of matches of re alone, one
+// after the other (re matches no empty string), without splitting it.
+func onlySeparators(re *regexp.Regexp, rest string) bool {
+	for pos := 0; pos < len(rest); {
+		loc := re.FindStringIndex(rest[pos:])
+		if loc == nil || loc[0] != 0 {
+			return false
+		}
+		pos += loc[1]
+	}
+	return true
+}
+
 func (s *splitter) Process(_ string, m Message, out Emitter) error {
 	var parts []any
 	switch c := m.Content.(type) {
 	case string:
 		split := s.re.Split(c, s.maxParts+1)
+		if len(split) > 1 {
+			// As Java's String.split, which Cilia's splitter used: the
+			// empty parts at the end are dropped ("a,b," is two parts,
+			// ",," none), unless the separator never matched ("" is one).
+			if len(split) > s.maxParts && onlySeparators(s.re, split[len(split)-1]) {
+				split = split[:len(split)-1] // the rest, unsplit, would be empty parts only
+			}
+			for len(split) > 0 && split[len(split)-1] == "" {
+				split = split[:len(split)-1]
+			}
+		}
 		if len(split) > s.maxParts {
 			out.Drop(1)
 			return errorf(ErrBusy, "splitter: the message splits into more than %d parts (max-parts)", s.maxParts)
@@ -369,7 +394,7 @@ func (s *splitter) Process(_ string, m Message, out Emitter) error {
 		out.Drop(1)
 		return errorf(ErrBusy, "splitter: the message has %d parts, more than %d (max-parts)", len(parts), s.maxParts)
 	}
-	if len(parts) == 0 { // an empty array: no part to emit, the message is dropped
+	if len(parts) == 0 { // an empty array, or separators only: no part to emit, the message is dropped
 		out.Drop(1)
 		return nil
 	}

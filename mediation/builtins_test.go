@@ -122,6 +122,18 @@ func TestBuiltinMediators(t *testing.T) {
 				msg("c", props{"correlation.index": 2, "correlation.total": 3}),
 			}},
 			mediation.Counters{In: 1, Out: 3}},
+		{"splitter drops the empty parts at the end, as Java's split", "splitter", props{"max-parts": 3.0},
+			msgs{msg("a,,b,,,", nil), msg(",a", nil), msg(",,,", nil), msg("", nil), msg("x"+strings.Repeat(",", 100), nil)},
+			map[string]msgs{"out": {
+				msg("a", props{"correlation.index": 0, "correlation.total": 3}),
+				msg("", props{"correlation.index": 1, "correlation.total": 3}),
+				msg("b", props{"correlation.index": 2, "correlation.total": 3}),
+				msg("", props{"correlation.index": 0, "correlation.total": 2}),
+				msg("a", props{"correlation.index": 1, "correlation.total": 2}),
+				msg("", props{"correlation.index": 0, "correlation.total": 1}),
+				msg("x", props{"correlation.index": 0, "correlation.total": 1}),
+			}},
+			mediation.Counters{In: 5, Out: 7, Dropped: 1}},
 		{"splitter array", "splitter", nil,
 			msgs{msg([]any{1.0, "x"}, nil)},
 			map[string]msgs{"out": {

@@ -52,16 +52,18 @@ var (
 // SendContext and TrySend that came before the message was taken in: the
 // chain or the component is missing or not started, a queue ahead stayed
 // full, or the component's Injector refused it with an error that wraps
-// ErrNotTaken itself (as a nats-in with a stream does when it has no
-// binding). Nothing the message would cause was done, so a source that
+// ErrNotTaken itself (see NotTaken; a nats-in with a stream does so when
+// it has no binding). Nothing the message would cause was done, so a source that
 // can offer it again (a stream consumer) may. An error without it came
 // after the message entered the chain (a bound reached on the way, a
 // component refusing it): what was done stays done, and offering the
 // message again would do it again.
 var ErrNotTaken = errors.New("message not taken")
 
-// notTaken marks err with ErrNotTaken, keeping its kind and message.
-func notTaken(err error) error {
+// NotTaken marks err with ErrNotTaken, keeping its kind and message: an
+// Injector that refuses a message before emitting anything returns it so,
+// and Send's error then says the message was not taken. Nil stays nil.
+func NotTaken(err error) error {
 	if err == nil || errors.Is(err, ErrNotTaken) {
 		return err
 	}

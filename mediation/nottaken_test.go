@@ -33,7 +33,7 @@ func TestErrNotTaken(t *testing.T) {
 		{"chain not started", nil, []step{adp("rest-in", "in", nil)}, "in", "conflict", true},
 		{"a bound reached on the way", nil, []step{adp("rest-in", "in", nil), med("passthrough", "p", nil), med("passthrough", "q", nil),
 			adp("rest-out", "out", nil), bind("in:out", "p:in", ""), bind("p:out", "q:in", ""), bind("q:out", "out:in", ""), start}, "in", "busy", false},
-		{"refused, not taken", []mediation.Type{refuse(errors.Join(mediation.ErrNotTaken, errors.New("later")))},
+		{"refused, not taken", []mediation.Type{refuse(mediation.NotTaken(errors.New("later")))},
 			[]step{adp("refuse", "r", nil), start}, "r", "invalid", true},
 		{"refused", []mediation.Type{refuse(errors.New("no"))}, []step{adp("refuse", "r", nil), start}, "r", "invalid", false},
 	}

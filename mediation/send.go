@@ -252,23 +252,23 @@ func (ch *Chain) TrySend(id string, m Message) error {
 
 func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) error {
 	if ch.deleted.Load() {
-		return notTaken(ch.gone())
+		return NotTaken(ch.gone())
 	}
 	c, err := ch.find(id)
 	if err != nil {
-		return notTaken(err)
+		return NotTaken(err)
 	}
 	if !c.injectable.Load() {
-		return notTaken(errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name))
+		return NotTaken(errorf(ErrInvalid, "component %s (%s) does not accept messages", id, c.typ.Name))
 	}
 	if ch.state.Load() != stStarted {
-		return notTaken(errorf(ErrConflict, "chain %s is not started", ch.id))
+		return NotTaken(errorf(ErrConflict, "chain %s is not started", ch.id))
 	}
 	if err := ch.admit(ctx, c, wait); err != nil {
 		if !wait {
 			c.nDropped.Add(1)
 		}
-		return notTaken(err)
+		return NotTaken(err)
 	}
 	r := newRun(ch.eng.maxDeliveries)
 	defer r.release()
@@ -306,7 +306,7 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 				case errors.Is(ierr, ErrBusy):
 					err = ierr
 				case errors.Is(ierr, ErrNotTaken):
-					err = notTaken(errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr))
+					err = NotTaken(errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr))
 				default:
 					err = errorf(ErrInvalid, "component %s rejected the message: %v", id, ierr)
 				}
@@ -318,7 +318,7 @@ func (ch *Chain) send(ctx context.Context, id string, m Message, wait bool) erro
 			return err
 		}
 		c.turnBack(s)
-		return notTaken(err)
+		return NotTaken(err)
 	}
 }
 

@@ -289,19 +289,13 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 // sends them again.
 func (in *natsIn) Inject(m mediation.Message, out mediation.Emitter) error {
 	if in.stream != "" && !mediation.Bound(out, "out") {
-		return notTakenError{errkind.Errorf(errkind.Busy, "nats-in %s has no binding (it was replaced or unbound, or is not bound yet): "+
+		return mediation.NotTaken(errkind.Errorf(errkind.Busy, "nats-in %s has no binding (it was replaced or unbound, or is not bound yet): "+
 			"a message of its stream is refused so that the stream delivers it again, to whoever consumes it now; "+
-			"one sent into it is taken only once it is bound", in.id)}
+			"one sent into it is taken only once it is bound", in.id))
 	}
 	out.Emit("out", m)
 	return nil
 }
-
-// notTakenError marks a refusal made before anything was emitted with
-// mediation.ErrNotTaken, beside its kind.
-type notTakenError struct{ error }
-
-func (e notTakenError) Unwrap() []error { return []error{e.error, mediation.ErrNotTaken} }
 
 // decodeAll reads the chain messages a NATS message carries: the
 // messages of a batch of the nats linker (HeaderBatch), or the one.

@@ -61,24 +61,8 @@ type guard struct {
 
 // newGuard returns the guard of cfg in front of next.
 func newGuard(cfg Config, pre, platformRoot string, next http.Handler) *guard {
-	g := &guard{origins: map[string]bool{}, hosts: map[string]bool{}, token: cfg.Token, next: next}
-	for _, o := range cfg.AllowOrigins {
-		o = strings.TrimSpace(o)
-		switch {
-		case o == "":
-		case o == "*":
-			g.anyOrig = true
-		default:
-			if n, ok := normaliseOrigin(o); ok {
-				g.origins[n] = true
-			}
-		}
-	}
-	for _, h := range cfg.AllowHosts {
-		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
-			g.hosts[strings.TrimSuffix(h, ".")] = true
-		}
-	}
+	g := &guard{token: cfg.Token, next: next}
+	g.origins, g.anyOrig, g.hosts, _ = readAllow(cfg.AllowOrigins, cfg.AllowHosts) // an entry no request could match is left out
 	homes := cfg.Homes
 	// own returns p as the server's own path: a home's paths are the
 	// server's under /homes/<name>, and home says whether p was one.
@@ -273,33 +257,58 @@ func (g *guard) tokenGiven(r *http.Request) bool {
 // (scheme://host[:port], http or https, no path beyond "/", no query,
 // its host a host name or an IP address) for the first, a host name
 // (letters, digits, "-", "_" and ".", without a scheme or a port) or an
-// IP address for the second. The handler ignores an entry that is
-// neither, and keeps one with another host (a pattern such as
-// https://*.example.com) that no request could match; a program that
-// takes them from its user (the server's -allow-origin and -allow-host)
-// checks them first, so that a mistyped one is an error rather than a
-// page or a name silently refused. Empty entries are skipped, as the
-// handler skips them.
+// IP address for the second. The handler leaves out an entry that is
+// neither (a pattern such as https://*.example.com, a host with its port),
+// since no request could match it; a program that takes them from its user
+// (the server's -allow-origin and -allow-host) checks them first, so that
+// a mistyped one is an error rather than a page or a name silently
+// refused. Empty entries are skipped, as the handler skips them.
 func CheckAllow(origins, hosts []string) error {
+	_, _, _, err := readAllow(origins, hosts)
+	return err
+}
+
+// readAllow reads a Config's AllowOrigins and AllowHosts as the guard
+// keeps them: the origins normalised (normaliseOrigin), whether "*" was
+// among them, and the host names in lower case without a final dot. An
+// entry that is neither an origin nor a host name as CheckAllow says is
+// left out, the first such one reported.
+func readAllow(origins, hosts []string) (orig map[string]bool, anyOrigin bool, hs map[string]bool, err error) {
+	orig, hs = map[string]bool{}, map[string]bool{}
+	bad := func(e error) {
+		if err == nil {
+			err = e
+		}
+	}
 	for _, o := range origins {
-		if o = strings.TrimSpace(o); o == "" || o == "*" {
-			continue
-		}
-		n, ok := normaliseOrigin(o)
-		if ok {
-			u, _ := url.Parse(n)
-			ok = hostOK(u.Hostname())
-		}
-		if !ok {
-			return errkind.Errorf(errkind.Invalid, "origin %s: want scheme://host[:port], http or https, such as https://app.example.com:8443 (no pattern), or *", quoteShort(o))
+		switch o = strings.TrimSpace(o); o {
+		case "":
+		case "*":
+			anyOrigin = true
+		default:
+			n, ok := normaliseOrigin(o)
+			if ok {
+				u, _ := url.Parse(n)
+				ok = hostOK(u.Hostname())
+			}
+			if !ok {
+				bad(errkind.Errorf(errkind.Invalid, "origin %s: want scheme://host[:port], http or https, such as https://app.example.com:8443 (no pattern), or *", quoteShort(o)))
+				continue
+			}
+			orig[n] = true
 		}
 	}
 	for _, h := range hosts {
-		if h = strings.TrimSpace(h); h != "" && !hostOK(h) {
-			return errkind.Errorf(errkind.Invalid, "host %s: want a host name alone, without a scheme or a port, such as pervasim.lan", quoteShort(h))
+		if h = strings.TrimSpace(h); h == "" {
+			continue
 		}
+		if !hostOK(h) {
+			bad(errkind.Errorf(errkind.Invalid, "host %s: want a host name alone, without a scheme or a port, such as pervasim.lan", quoteShort(h)))
+			continue
+		}
+		hs[strings.TrimSuffix(strings.ToLower(h), ".")] = true
 	}
-	return nil
+	return orig, anyOrigin, hs, err
 }
 
 // hostOK reports whether h is an IP address (in brackets or not) or a host

@@ -34,6 +34,17 @@ type Receiver interface {
 	Receive(m Message) error
 }
 
+// Dropper is implemented by the Receiver the engine hands to NewLink. A
+// link that loses messages after Send took them, where no error can tell
+// the sender any more (a broker refused a publication, what came back
+// could not be decoded, a bound of what the link keeps was passed), calls
+// Drop(n) so that they are counted as dropped by the binding's current
+// target, as the messages Close discards are. Drop is safe for concurrent
+// use; a Receiver of the link's own making may not implement it.
+type Dropper interface {
+	Drop(n int)
+}
+
 // ReceiverFunc adapts a function to the Receiver interface. It is as safe
 // for concurrent use as the function is.
 type ReceiverFunc func(m Message) error

@@ -407,3 +407,68 @@ func TestEnvCountError(t *testing.T) {
 		t.Errorf("the new a counted %d errors, want 1", info.Counters.Errors)
 	}
 }
+
+// lossyLink takes every message and loses it, telling its Receiver.
+type lossyLink struct{ to mediation.Receiver }
+
+func (l lossyLink) Send(mediation.Message) error {
+	l.to.(mediation.Dropper).Drop(1)
+	return nil
+}
+func (lossyLink) Start()     {}
+func (lossyLink) Stop()      {}
+func (lossyLink) Len() int   { return 0 }
+func (lossyLink) Close() int { return 0 }
+
+// TestLinkDropper: the Receiver a linker is given counts what its link
+// lost as dropped by the binding's current target, following a Replace.
+func TestLinkDropper(t *testing.T) {
+	r := mediation.NewRegistry()
+	if err := r.RegisterLinker("lossy", mediation.LinkerFunc(func(_ map[string]any, to mediation.Receiver) (mediation.Link, error) {
+		if _, ok := to.(mediation.Dropper); !ok {
+			return nil, errors.New("the receiver is no Dropper")
+		}
+		return lossyLink{to}, nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: r})
+	defer e.Close()
+	ch, _ := e.CreateChain("c")
+	if _, err := ch.AddAdapter("rest-in", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"b", "b2"} {
+		if _, err := ch.AddMediator("passthrough", id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ch.Bind("a:out", "b:in", "lossy", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := ch.Start(); err != nil {
+		t.Fatal(err)
+	}
+	dropped := func(id string) uint64 {
+		info, err := ch.Component(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Counters.Dropped
+	}
+	send := func(content int) {
+		t.Helper()
+		if err := ch.Send("a", msg(content, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(1)
+	send(2)
+	if err := ch.Replace("b", "b2"); err != nil {
+		t.Fatal(err)
+	}
+	send(3)
+	if diff := cmp.Diff([]uint64{0, 2, 1}, []uint64{dropped("a"), dropped("b"), dropped("b2")}); diff != "" {
+		t.Errorf("dropped by a, b, b2 (-want +got):\n%s", diff)
+	}
+}

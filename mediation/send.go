@@ -573,6 +573,14 @@ func (b *binding) Receive(m Message) error {
 	return nil
 }
 
+// Drop implements Dropper: n messages the binding's link lost are counted
+// as dropped by its current target.
+func (b *binding) Drop(n int) {
+	if n > 0 {
+		b.target.Load().nDropped.Add(uint64(n))
+	}
+}
+
 // receiveBatch delivers the messages of a queue link q, in order, each with
 // the budget of the message that caused it (a fresh one for a message the
 // engine did not queue), on the link's run r, telling q of each (q.deliveredOne).

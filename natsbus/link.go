@@ -227,8 +227,12 @@ func (l *natsLink) wakeRoom() {
 // publishCore publishes ms in batches.
 func (l *natsLink) publishCore(ms []mediation.Message) {
 	if len(ms) == 1 {
-		if msg, err := Encode(l.subject, ms[0]); err == nil {
-			l.c.nc.PublishMsg(msg)
+		msg, err := Encode(l.subject, ms[0])
+		if err == nil {
+			err = l.c.nc.PublishMsg(msg)
+		}
+		if err != nil {
+			l.lost(1)
 		}
 		return
 	}
@@ -243,7 +247,11 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 		buf[0] = '['
 		msg.Data = append(buf, ']')
 		msg.Header[HeaderBatch][0] = strconv.Itoa(n)
-		l.c.nc.PublishMsg(msg)
+		if l.c.nc.PublishMsg(msg) != nil {
+			// The connection is closed, or its buffer for a
+			// reconnection is full.
+			l.lost(n)
+		}
 		buf, n = buf[:0], 0
 	}
 	// A batch must stay within the server's max_payload (1MB by default),
@@ -258,12 +266,14 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 		next, err := appendBatchItem(buf, m)
 		if err != nil {
 			buf = buf[:mark]
-			continue // content that is not JSON cannot travel
+			l.lost(1) // content that is not JSON cannot travel
+			continue
 		}
 		if n > 0 && limit > 0 && len(next)+1 > limit {
 			buf = next[:mark]
 			flush()
 			if next, err = appendBatchItem(append(buf, '['), m); err != nil {
+				l.lost(1)
 				continue
 			}
 		}
@@ -282,17 +292,27 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 // publishJS publishes each of ms to JetStream and waits for every
 // acknowledgement, publishing again (with the same id, so JetStream keeps
 // one) what failed, until the link closes.
+//
+// What it gives up (the link closed, or the stream cannot be made) is
+// counted as dropped, acknowledged or not yet: it was not known to be
+// stored.
 func (l *natsLink) publishJS(ms []mediation.Message) {
 	if !l.waitStream() {
+		l.lost(len(ms))
 		return
 	}
 	todo := make([]*nats.Msg, 0, len(ms))
 	for _, m := range ms {
 		if msg, err := Encode(l.subject, m); err == nil {
 			todo = append(todo, msg)
+		} else {
+			l.lost(1)
 		}
 	}
+	unsure := 0 // of todo, not known stored when it gives up
+	defer func() { l.lost(unsure) }()
 	for len(todo) > 0 && !l.isClosed() {
+		unsure = len(todo)
 		var futures []jetstream.PubAckFuture
 		var failed []*nats.Msg
 		for _, msg := range todo {
@@ -310,6 +330,7 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 		for _, f := range futures {
 			select {
 			case <-f.Ok():
+				unsure--
 			case err := <-f.Err():
 				failed = append(failed, f.Msg())
 				gone = gone || errors.Is(err, jetstream.ErrNoStreamResponse)
@@ -373,6 +394,14 @@ func (l *natsLink) ensureStream() error {
 	ctx, cancel := context.WithTimeout(l.ctx, 5*time.Second) // Close ends the wait
 	defer cancel()
 	return l.c.ensureStream(ctx, l.stream, l.subject)
+}
+
+// lost counts n messages the link took and lost as dropped by its
+// binding's target (mediation.Dropper).
+func (l *natsLink) lost(n int) {
+	if d, ok := l.to.(mediation.Dropper); ok && n > 0 {
+		d.Drop(n)
+	}
 }
 
 // Room implements mediation.Backpressure: senders into the chain wait
@@ -460,17 +489,20 @@ func (l *natsLink) enter() bool {
 }
 
 // receive delivers a core NATS message; one that arrives as the chain
-// stops is kept for the next Start.
+// stops is kept for the next Start, one that cannot be decoded is counted
+// as dropped.
 func (l *natsLink) receive(msg *nats.Msg) {
 	var ms []mediation.Message
 	if msg.Header.Get(HeaderBatch) != "" {
 		var err error
 		if ms, err = decodeBatch(msg.Data); err != nil {
+			l.lost(1) // one, as what it held is not known
 			return
 		}
 	} else {
 		m, err := Decode(msg)
 		if err != nil {
+			l.lost(1)
 			return
 		}
 		ms = []mediation.Message{m}
@@ -492,13 +524,16 @@ func (l *natsLink) receive(msg *nats.Msg) {
 	}
 }
 
-// keep holds m for the next Start, up to maxPending messages.
+// keep holds m for the next Start, up to maxPending messages; past them, or
+// once the link is closed, m is counted as dropped.
 func (l *natsLink) keep(m mediation.Message) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.closed && len(l.pending) < maxPending {
 		l.pending = append(l.pending, m)
+		return
 	}
+	l.lost(1)
 }
 
 // receiveJS delivers a JetStream message, dropping repeats by id; one the
@@ -507,6 +542,7 @@ func (l *natsLink) receiveJS(msg jetstream.Msg) {
 	m, err := Decode(&nats.Msg{Subject: msg.Subject(), Data: msg.Data(), Header: msg.Headers()})
 	if err != nil {
 		msg.Term()
+		l.lost(1)
 		return
 	}
 	id, _ := m.Properties[PropID].(string)

@@ -116,6 +116,9 @@ type DeviceContext struct {
 	live bool
 	// changed: a change joined the change in progress.
 	changed bool
+	// next is the next free context while this one is on the home's
+	// free list.
+	next *DeviceContext
 }
 
 // contextLocked returns a DeviceContext for a call of d's behaviour, from
@@ -131,9 +134,8 @@ func (h *Home) contextLocked(d *device, live bool) *DeviceContext {
 		// the moves called it.
 		d.props.set(h.sensedLocked(d))
 	}
-	if n := len(h.contexts); n > 0 {
-		c := h.contexts[n-1]
-		h.contexts = h.contexts[:n-1]
+	if c := h.contexts; c != nil {
+		h.contexts = c.next
 		*c = DeviceContext{h: h, d: d, live: live}
 		return c
 	}
@@ -142,8 +144,8 @@ func (h *Home) contextLocked(d *device, live bool) *DeviceContext {
 
 // releaseContextLocked gives c back to the free list.
 func (h *Home) releaseContextLocked(c *DeviceContext) {
-	*c = DeviceContext{}
-	h.contexts = append(h.contexts, c)
+	*c = DeviceContext{next: h.contexts}
+	h.contexts = c
 }
 
 // ID returns the device's id.

@@ -229,6 +229,9 @@ func (h *Home) CreateDevice(spec DeviceSpec) (Device, error) {
 	if _, ok := h.devices.get(d.ID); ok {
 		return Device{}, conflictf("device %q already exists", d.ID)
 	}
+	if err := full(h.devices.len(), h.maxDevices, "devices", "MaxDevices", "max-devices"); err != nil {
+		return Device{}, err
+	}
 	h.placeDeviceLocked(d)
 	// A new device is activated and not faulty, whatever its properties say.
 	props := maps.Clone(spec.Properties)

@@ -1,12 +1,15 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/benbjohnson/clock"
+
+	"github.com/pervasim/pervasim/internal/errkind"
 )
 
 // Config configures a [Home]. The zero value is ready to use.
@@ -34,6 +37,11 @@ type Config struct {
 	// means a new [NewKindRegistry], the home's own: kinds registered in it
 	// through [Home.Kinds] reach no other home.
 	Kinds *KindRegistry
+	// MaxZones, MaxDevices and MaxPersons bound the zones, devices and
+	// persons the home holds at once: a creation past one (a script's
+	// too) is an error of kind [ErrBusy]. Zero means no bound; a negative
+	// value is an error of kind [ErrInvalid].
+	MaxZones, MaxDevices, MaxPersons int
 }
 
 // Home is a simulated home: zones, devices, persons and one clock. Every
@@ -73,6 +81,9 @@ type Home struct {
 	personsCounted bool                // the zone index counts each zone's persons (see personsInLocked)
 	unwatchedMoves bool                // since the last Reset, a device was made, or RestoreDerived set one, that a move may concern while nobody watches (see personsNeed.unwatched)
 	taps           uint32              // how many of the observers are taps (see Tap)
+	maxZones       int32               // Config.MaxZones, MaxDevices and MaxPersons; 0: no bound
+	maxDevices     int32
+	maxPersons     int32
 	pin            int64               // simulated ms
 	inZone         zoneIndex           // the devices of each zone, and what the physics notes of it
 	volGen         uint64              // bumped when a zone's shape may have changed: geometry, zones, Volume, WindowShare, the environment's window share
@@ -80,7 +91,7 @@ type Home struct {
 	slab           slab                // where devices and their heat timers are allocated
 	dirtyHeat      []*heatCell         // cells whose temperature is not yet in their zone
 	pending        map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
-	contexts       []*DeviceContext    // free DeviceContexts (see contextLocked)
+	contexts       *DeviceContext      // the first free DeviceContext, linked by next (see contextLocked): a slice's 24 bytes took Home past its size class
 	scratch        *stepScratch        // the realistic step's slices; nil until a step
 	scripts        ordered[playerScript, *playerScript]
 
@@ -106,6 +117,16 @@ func New(cfg Config) (*Home, error) {
 	case PhysicsContract, PhysicsRealistic:
 	default:
 		return nil, invalidf("unknown physics %q: use %q or %q", cfg.Physics, PhysicsContract, PhysicsRealistic)
+	}
+	for _, b := range []struct {
+		name string
+		n    int
+		to   *int32
+	}{{"MaxZones", cfg.MaxZones, &h.maxZones}, {"MaxDevices", cfg.MaxDevices, &h.maxDevices}, {"MaxPersons", cfg.MaxPersons, &h.maxPersons}} {
+		if b.n < 0 {
+			return nil, invalidf("%s %d: want 0 (no bound) or more", b.name, b.n)
+		}
+		*b.to = int32(min(b.n, math.MaxInt32)) // more than a home can hold anyway
 	}
 	if h.kinds == nil {
 		h.kinds = NewKindRegistry()
@@ -356,6 +377,24 @@ func (o *ordered[T, P]) all() []*T {
 		g.mu.Unlock()
 	}
 	return o.list
+}
+
+// len returns the number of entities.
+func (o *ordered[T, P]) len() int {
+	if o.byID != nil {
+		return len(o.byID)
+	}
+	return len(o.list) // a short list holds no removed entity
+}
+
+// full returns an error of kind ErrBusy when a home holding n entities
+// (of kind what, bounded by field of Config and the server's flag) is at
+// its bound max (0: no bound), else nil.
+func full(n int, max int32, what, field, flag string) error {
+	if max == 0 || n < int(max) {
+		return nil
+	}
+	return errkind.Errorf(ErrBusy, "the home has %d %s, the most it may hold (the home's Config.%s; the server's -%s); delete one first", n, what, field, flag)
 }
 
 func (o *ordered[T, P]) add(id string, v *T) {

@@ -103,6 +103,9 @@ func (h *Home) CreatePerson(spec PersonSpec) (Person, error) {
 	if _, ok := h.persons.get(p.ID); ok {
 		return Person{}, conflictf("person %q already exists", p.ID)
 	}
+	if err := full(h.persons.len(), h.maxPersons, "persons", "MaxPersons", "max-persons"); err != nil {
+		return Person{}, err
+	}
 	to, _ := h.placePersonLocked(p)
 	h.persons.add(p.ID, p)
 	h.countPersonLocked(nil, to)

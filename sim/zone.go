@@ -137,6 +137,9 @@ func (h *Home) CreateZone(spec ZoneSpec) (Zone, error) {
 	if _, ok := h.zones.get(z.ID); ok {
 		return Zone{}, conflictf("zone %q already exists", z.ID)
 	}
+	if err := full(h.zones.len(), h.maxZones, "zones", "MaxZones", "max-zones"); err != nil {
+		return Zone{}, err
+	}
 	h.zones.add(z.ID, z)
 	h.zoneAddedLocked(z)
 	h.publishZoneLocked(EventZoneAdded, z, "", nil, nil)

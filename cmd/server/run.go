@@ -58,6 +58,9 @@ type options struct {
 	maxComponents   int
 	maxBindings     int
 	maxHomes        int
+	maxZones        int
+	maxDevices      int
+	maxPersons      int
 
 	chains       string
 	stateDir     string
@@ -70,6 +73,15 @@ type options struct {
 	natsPrefix string
 	mqttAddr   string
 }
+
+// The default bounds of each home's zones, devices and persons: far past
+// what iCasa's clients make (its largest demo home has dozens of devices),
+// and within what one home simulates a day of in seconds.
+const (
+	defaultMaxZones   = 10_000
+	defaultMaxDevices = 100_000
+	defaultMaxPersons = 10_000
+)
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
@@ -92,6 +104,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.maxComponents, "max-components", mediation.DefaultMaxComponents, "most components per chain")
 	fs.IntVar(&o.maxBindings, "max-bindings", mediation.DefaultMaxBindings, "most bindings per chain")
 	fs.IntVar(&o.maxHomes, "max-homes", httpapi.DefaultMaxHomes, "most homes created under /homes beside the server's own")
+	fs.IntVar(&o.maxZones, "max-zones", defaultMaxZones, "most zones per home")
+	fs.IntVar(&o.maxDevices, "max-devices", defaultMaxDevices, "most devices per home")
+	fs.IntVar(&o.maxPersons, "max-persons", defaultMaxPersons, "most persons per home")
 	fs.StringVar(&o.stateDir, "state", "", "directory that keeps the home, its scripts and the chains across restarts (journal and snapshots); off by default")
 	fs.StringVar(&o.chains, "chains", "", "DSCilia chain file, or directory of them (*.dscilia, loaded in name order), loaded at start")
 	fs.BoolVar(&o.placeholders, "placeholders", false, "with -chains, stand in for the component types pervasim does not have with placeholders")
@@ -131,7 +146,8 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-allow-host: %w", err)
 	}
 	for name, v := range map[string]int{"-max-event-clients": o.maxEventClients, "-scripts-quota": o.scriptsQuota,
-		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings, "-max-homes": o.maxHomes} {
+		"-max-deliveries": o.maxDeliveries, "-max-chains": o.maxChains, "-max-components": o.maxComponents, "-max-bindings": o.maxBindings, "-max-homes": o.maxHomes,
+		"-max-zones": o.maxZones, "-max-devices": o.maxDevices, "-max-persons": o.maxPersons} {
 		if v < 1 {
 			return o, fmt.Errorf("%s must be at least 1", name)
 		}
@@ -542,7 +558,7 @@ func connectNATS(o options, log *slog.Logger) (nc *nats.Conn, lines string, stop
 // With a NATS connection, the engine gets the NATS adapters and linker, and
 // the home's events go out on NATS as name. The parts' Stop stops them all.
 func buildHome(o options, name string, nc *nats.Conn, loc *time.Location, physics sim.Physics, stdout io.Writer, updater natsbus.DeviceUpdater) (parts httpapi.HomeParts, startDriver func(), err error) {
-	home, err := sim.New(sim.Config{Location: loc, Physics: physics})
+	home, err := sim.New(sim.Config{Location: loc, Physics: physics, MaxZones: o.maxZones, MaxDevices: o.maxDevices, MaxPersons: o.maxPersons})
 	if err != nil {
 		return httpapi.HomeParts{}, nil, err
 	}

@@ -748,3 +748,34 @@ func TestParseFlagsNormalisesRoots(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeBoundFlags: -max-zones, -max-devices and -max-persons bound each
+// home, the server's own and those under /homes: one more is 503 busy,
+// naming the flag.
+func TestHomeBoundFlags(t *testing.T) {
+	base, shutdown := startRun(t, "-addr", "127.0.0.1:0", "-max-zones", "1", "-max-devices", "1", "-max-persons", "1")
+	defer shutdown("")
+	busy := func(flag string) func(t *testing.T, got map[string]any) {
+		return func(t *testing.T, got map[string]any) {
+			if msg, _ := got["error"].(string); got["code"] != "busy" || !strings.Contains(msg, flag) {
+				t.Errorf("answer %v, want code busy and an error naming %s", got, flag)
+			}
+		}
+	}
+	calls := []call{{method: "POST", path: "/homes/lab", status: 200}}
+	for _, root := range []string{"/platform", "/homes/lab/platform"} {
+		calls = append(calls,
+			call{method: "POST", path: root + "/zones/zone", body: `{"zoneId":"a","leftX":0,"topY":0,"rightX":10,"bottomY":10}`, status: 200},
+			call{method: "POST", path: root + "/zones/zone", body: `{"zoneId":"b","leftX":20,"topY":0,"rightX":30,"bottomY":10}`, status: 503, check: busy("-max-zones")},
+			call{method: "POST", path: root + "/devices/device", body: `{"deviceId":"a","type":"iCasa.Heater"}`, status: 200},
+			call{method: "POST", path: root + "/devices/device", body: `{"deviceId":"b","type":"iCasa.Heater"}`, status: 503, check: busy("-max-devices")},
+			call{method: "POST", path: root + "/persons/person", body: `{"personId":"a","type":"Boy"}`, status: 200},
+			call{method: "POST", path: root + "/persons/person", body: `{"personId":"b","type":"Boy"}`, status: 503, check: busy("-max-persons")},
+			call{method: "DELETE", path: root + "/devices/device/a", status: 200},
+			call{method: "POST", path: root + "/devices/device", body: `{"deviceId":"b","type":"iCasa.Heater"}`, status: 200},
+		)
+	}
+	for _, c := range calls {
+		c.do(t, base)
+	}
+}

@@ -77,11 +77,11 @@ type Home struct {
 	// apart cost 16 bytes of padding, and a Home of more than 760 bytes
 	// takes the next size class of the allocator (896 bytes with its
 	// header, instead of 768): 128 bytes more for every small home.
-	delivering     bool                // an observer delivery loop is running
-	personsCounted bool                // the zone index counts each zone's persons (see personsInLocked)
-	unwatchedMoves bool                // since the last Reset, a device was made, or RestoreDerived set one, that a move may concern while nobody watches (see personsNeed.unwatched)
-	taps           uint32              // how many of the observers are taps (see Tap)
-	maxZones       int32               // Config.MaxZones, MaxDevices and MaxPersons; 0: no bound
+	delivering     bool   // an observer delivery loop is running
+	personsCounted bool   // the zone index counts each zone's persons (see personsInLocked)
+	unwatchedMoves bool   // since the last Reset, a device was made, or RestoreDerived set one, that a move may concern while nobody watches (see personsNeed.unwatched)
+	taps           uint32 // how many of the observers are taps (see Tap)
+	maxZones       int32  // Config.MaxZones, MaxDevices and MaxPersons; 0: no bound
 	maxDevices     int32
 	maxPersons     int32
 	pin            int64               // simulated ms

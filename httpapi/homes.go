@@ -76,6 +76,11 @@ type homeEntry struct {
 	// -max-homes) until what it runs has stopped, so that a home of the
 	// same name cannot run beside it (on the same NATS subjects, say).
 	stopping bool
+	// inflight counts the requests being served (see Homes.enter): a
+	// DELETE lets them finish, against a home still running, before it
+	// stops the home's parts, so that none of them fails half-way as a
+	// closed engine.
+	inflight sync.WaitGroup
 }
 
 // serving reports whether e is built and not being deleted; Homes.mu is
@@ -194,9 +199,12 @@ func homeInfo(name, pre string, cfg Config, home *sim.Home) HomeInfo {
 		Mediation: pre + "/" + trimRoot(cfg.MediationRoot, "mediation"), Physics: string(home.Physics())}
 }
 
-// stop ends what the home runs: its event streams, then its parts.
+// stop ends what the home runs: its event streams, then, once the
+// requests in flight are answered, its parts. Homes.mu is not held, and
+// stopping is set (no request enters any more).
 func (e *homeEntry) stop() {
 	e.handler.Close()
+	e.inflight.Wait()
 	if e.parts.Stop != nil {
 		e.parts.Stop()
 	}
@@ -211,6 +219,21 @@ func (hs *Homes) lookup(name string) (*homeEntry, error) {
 	if !ready {
 		return nil, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
 	}
+	return e, nil
+}
+
+// enter returns the home name, ready to serve, counted in flight until
+// the caller calls its inflight.Done; or a NotFound error.
+func (hs *Homes) enter(name string) (*homeEntry, error) {
+	hs.mu.RLock()
+	defer hs.mu.RUnlock()
+	e := hs.homes[name]
+	if !e.serving() {
+		return nil, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
+	}
+	// Under the lock that stopping is set under, so before the Wait of
+	// a DELETE that sets it.
+	e.inflight.Add(1)
 	return e, nil
 }
 
@@ -387,11 +410,12 @@ func (s *server) homeRoutes(r router) {
 				quoteShort(strings.TrimPrefix(r.URL.Path, "/homes/"+DefaultHome))))
 			return
 		}
-		e, err := s.homes.lookup(routeVar(r, "home"))
+		e, err := s.homes.enter(routeVar(r, "home"))
 		if err != nil {
 			writeError(w, r, err)
 			return
 		}
+		defer e.inflight.Done()
 		e.handler.ServeHTTP(w, r)
 	}))
 }

@@ -656,3 +656,69 @@ func TestHomeRoutesVaryOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeDeleteLetsRequestsFinish: a DELETE of a home lets the requests
+// it serves finish against the home still running before it stops the
+// home's parts; before, a request that had found the home could meet its
+// engine closed (409) half-way.
+func TestHomeDeleteLetsRequestsFinish(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		entered, release := make(chan struct{}), make(chan struct{})
+		var stopped atomic.Bool
+		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+			engine := mediation.NewEngine(mediation.Config{})
+			err := engine.Registry().Register(mediation.Type{Name: "slow", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
+				New: func(map[string]any, mediation.Env) (any, error) {
+					return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
+						close(entered)
+						<-release
+						out.Emit("out", m)
+						return nil
+					}), nil
+				}})
+			if err != nil {
+				return httpapi.HomeParts{}, err
+			}
+			ch, _ := engine.CreateChain("c")
+			ch.AddAdapter("rest-in", "in", nil)
+			ch.AddMediator("slow", "slow", nil)
+			ch.AddAdapter("rest-out", "out", nil)
+			ch.Bind("in:out", "slow:in", "", nil)
+			ch.Bind("slow:out", "out:in", "", nil)
+			if err := ch.Start(); err != nil {
+				return httpapi.HomeParts{}, err
+			}
+			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Engine: engine, Stop: func() {
+				stopped.Store(true)
+				engine.Close()
+			}}, nil
+		}, 0)
+		defer homes.Close()
+		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Homes: homes})
+		defer h.Close()
+		if rec := serve(h, "POST", "/homes/lab"); rec.Code != http.StatusOK {
+			t.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+		sent, deleted := make(chan *httptest.ResponseRecorder), make(chan int)
+		go func() { sent <- serve(h, "POST", "/homes/lab/mediation/runtime/c/components/in/data") }()
+		<-entered
+		go func() { deleted <- serve(h, "DELETE", "/homes/lab").Code }()
+		synctest.Wait() // the DELETE waits for the send
+		if stopped.Load() {
+			t.Error("the home's parts were stopped while a request was being served")
+		}
+		if got := serve(h, "GET", "/homes/lab/platform/zones/zones").Code; got != http.StatusNotFound {
+			t.Errorf("a request after the DELETE began: %d, want 404", got)
+		}
+		close(release)
+		if rec := <-sent; rec.Code != http.StatusOK {
+			t.Errorf("the send under way as the home was deleted: %d %s, want 200", rec.Code, rec.Body)
+		}
+		if got := <-deleted; got != http.StatusOK {
+			t.Errorf("DELETE: %d", got)
+		}
+		if !stopped.Load() {
+			t.Error("the DELETE answered before the home's parts stopped")
+		}
+	})
+}

@@ -309,10 +309,9 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 			l.lost(1)
 		}
 	}
-	unsure := 0 // of todo, not known stored when it gives up
+	unsure := len(todo) // of todo, not known stored when it gives up
 	defer func() { l.lost(unsure) }()
 	for len(todo) > 0 && !l.isClosed() {
-		unsure = len(todo)
 		var futures []jetstream.PubAckFuture
 		var failed []*nats.Msg
 		for _, msg := range todo {

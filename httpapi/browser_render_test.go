@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/benbjohnson/clock"
 	"github.com/chromedp/chromedp"
 
 	"github.com/pervasim/pervasim/sim"
@@ -246,6 +247,38 @@ func TestSimulatorRedrawsWhatDependsOnAChange(t *testing.T) {
 	eventually(t, ctx, "the unchanged device is drawn to the new scale", func() (bool, string) {
 		s := eval(state)
 		return strings.HasPrefix(s, "false true tr translate(20 20)") && !strings.HasSuffix(s, scale), s + " was" + scale
+	})
+	b.checkNoErrors(t)
+}
+
+// TestSimulatorDeletedZoneStaysGone deletes a zone holding lit lamps: it
+// leaves the plan and the zone list. Its lamps leave it after its
+// zone-removed, each with an event of its Illuminance, and the page put the
+// zone back from those, until the page was reloaded.
+func TestSimulatorDeletedZoneStaysGone(t *testing.T) {
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 300, BottomY: 200}))
+	for i, id := range []string{"lamp1", "lamp2"} {
+		x, y := 100+50*i, 100
+		must(t)(home.CreateDevice(sim.DeviceSpec{ID: id, Type: "iCasa.BinaryLight", PositionX: &x, PositionY: &y,
+			Properties: map[string]any{"power_status": true}}))
+	}
+	ctx := b.openPlan(t, home, 20*time.Second)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("zone-hall"))); err != nil {
+		t.Fatal(err)
+	}
+	must(t)(nil, home.DeleteZone("hall"))
+	// Events arrive in order: once the zone made after the deletion shows,
+	// every event of the deletion was applied.
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "study", LeftX: 400, TopY: 0, RightX: 600, BottomY: 200}))
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("zone-study"))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, ctx, "the deleted zone is gone from the plan and the list", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](
+			`[...document.querySelectorAll('[data-entity=zone], [data-testid^="zone-item-"]')].map((e) => e.dataset.testid).join(' ')`))
+		return err == nil && s == "zone-study zone-item-study", fmt.Sprint(s, " ", err)
 	})
 	b.checkNoErrors(t)
 }

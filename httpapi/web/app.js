@@ -1539,20 +1539,28 @@ function onEvent(msg) {
   applyEvent(ev);
 }
 
+// known reports whether an event of type t may put obj, a zone, device or
+// person, in the model: its "-added" event does; another, only while the
+// model has it. A deleted zone's devices leave it after its zone-removed,
+// each with an event of the zone's variables, which brought the zone back.
+function known(entity, t, obj) {
+  return !!obj && (t === `${entity}-added` || collection(entity).has(obj.id));
+}
+
 function applyEvent(ev) {
   const t = ev.eventType || '';
   if (t === 'device-event') {
-    if (ev.device) change('device', ev.device.id, ev.device);
+    if (known('device', t, ev.device)) change('device', ev.device.id, ev.device);
     flash(ev.deviceId);
   } else if (t.startsWith('zone-')) {
     if (t === 'zone-removed') change('zone', ev.zoneId, undefined);
-    else if (ev.zone) change('zone', ev.zone.id, ev.zone);
+    else if (known('zone', t, ev.zone)) change('zone', ev.zone.id, ev.zone);
   } else if (t.startsWith('device-')) {
     if (t === 'device-removed') change('device', ev.deviceId, undefined);
-    else if (ev.device) change('device', ev.device.id, ev.device);
+    else if (known('device', t, ev.device)) change('device', ev.device.id, ev.device);
   } else if (t.startsWith('person-')) {
     if (t === 'person-removed') change('person', ev.personId, undefined);
-    else if (ev.person) change('person', ev.person.id, ev.person);
+    else if (known('person', t, ev.person)) change('person', ev.person.id, ev.person);
   } else if (t === 'clock-modified') {
     setClock(ev.clock);
   } else if (t.startsWith('script-')) {

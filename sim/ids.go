@@ -19,9 +19,12 @@ const MaxIDLength = 128
 const MaxCoordinate = 1_000_000_000
 
 // ValidID reports whether s is a valid id: 1 to [MaxIDLength] letters, digits
-// and the characters '-', '_', '.' and ':'.
+// and the characters '-', '_', '.' and ':', other than "." and "..", which
+// as a path segment name the resource's parent: a browser (and most HTTP
+// clients) resolves /devices/device/.. to /devices/, so that such a zone,
+// device or person could be made but never read, changed or deleted.
 func ValidID(s string) bool {
-	if len(s) == 0 || len(s) > MaxIDLength {
+	if len(s) == 0 || len(s) > MaxIDLength || s == "." || s == ".." {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -41,7 +44,7 @@ func checkID(what, id string) error {
 		return invalidf("%s id is missing", what)
 	}
 	if !ValidID(id) {
-		return invalidf("%s id %q is not valid: use 1 to %d letters, digits and -_.:", what, truncate(id), MaxIDLength)
+		return invalidf("%s id %q is not valid: use 1 to %d letters, digits and -_.:, other than . and ..", what, truncate(id), MaxIDLength)
 	}
 	return nil
 }

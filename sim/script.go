@@ -554,7 +554,7 @@ func (p *argParser) has(name string) bool {
 func (p *argParser) id(name string) string {
 	v := p.args[name]
 	if !ValidID(v) {
-		p.fail(invalidf("attribute %s: %q is not a valid id: use 1 to %d letters, digits and -_.:", name, truncate(v), MaxIDLength))
+		p.fail(invalidf("attribute %s: %q is not a valid id: use 1 to %d letters, digits and -_.:, other than . and ..", name, truncate(v), MaxIDLength))
 	}
 	return v
 }

@@ -83,6 +83,13 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, &usageError{err: errors.New("-for must not be negative")}
 	case o.every <= 0:
 		return o, &usageError{err: errors.New("-every must be positive")}
+	// Simulated time counts whole milliseconds (sim.Home.Advance truncates
+	// to them): -every 1500us played 1 ms a step, so that -for 3s ended at
+	// 2 s, and -every 1ns took a billion steps that moved time by nothing.
+	case o.dur%time.Millisecond != 0:
+		return o, &usageError{err: fmt.Errorf("-for %v: simulated time counts whole milliseconds", o.dur)}
+	case o.every%time.Millisecond != 0:
+		return o, &usageError{err: fmt.Errorf("-every %v: simulated time counts whole milliseconds", o.every)}
 	case sim.Physics(o.physics) != sim.PhysicsContract && sim.Physics(o.physics) != sim.PhysicsRealistic:
 		return o, &usageError{err: fmt.Errorf("-physics: %q is not contract or realistic", o.physics)}
 	case o.plot != "" && plotFormat(o.plot) == "":

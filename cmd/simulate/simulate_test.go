@@ -481,6 +481,27 @@ func TestSimulateUsageError(t *testing.T) {
 	}
 }
 
+// TestSimulateWholeMilliseconds: simulated time counts whole milliseconds,
+// so a -for or -every with a fraction of one is a usage error. -every 1500us
+// -for 3s advanced 1 ms a step and ended at 2 s; -every 1ns -for 1s took a
+// billion steps without moving time.
+func TestSimulateWholeMilliseconds(t *testing.T) {
+	for _, args := range [][]string{
+		{"-every", "1500us", "-for", "3s", "-csv", "-", "testdata/morning.bhv"},
+		{"-every", "1ns", "-for", "1ms", "testdata/morning.bhv"},
+		{"-for", "1500us", "testdata/morning.bhv"},
+	} {
+		var errb bytes.Buffer
+		code := exitCode(run(args, io.Discard, &errb), &errb)
+		if code != 2 || !strings.Contains(errb.String(), "whole milliseconds") {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and why", args, code, errb.String())
+		}
+	}
+	if _, _, err := simulate(t, "-every", "1500ms", "-for", "3s", "testdata/morning.bhv"); err != nil {
+		t.Errorf("-every 1500ms: %v, want it played", err)
+	}
+}
+
 // TestSimulateStartOutOfTime: a start outside simulated time (the years 1
 // to 9999, in UTC and in -tz) is refused in dates, naming -start or the
 // script, not in milliseconds.

@@ -282,3 +282,29 @@ func TestSimulatorDeletedZoneStaysGone(t *testing.T) {
 	})
 	b.checkNoErrors(t)
 }
+
+// TestSimulatorPlacedAtMinusOne: a device or person at -1,-1 in a zone that
+// covers that point is placed there, as the server says (its location is
+// the zone), and is drawn; only a device at -1,-1 in no zone is "not
+// placed". The page hid both and listed the device as unplaced.
+func TestSimulatorPlacedAtMinusOne(t *testing.T) {
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: -100, TopY: -100, RightX: 100, BottomY: 100}))
+	x, y := 50, 50
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "iCasa.BinaryLight", PositionX: &x, PositionY: &y}))
+	must(t)(home.UpdateDevice("lamp", sim.DeviceUpdate{PositionX: new(-1), PositionY: new(-1)}))
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "spare", Type: "iCasa.BinaryLight"})) // not placed
+	must(t)(home.CreatePerson(sim.PersonSpec{ID: "bob", Type: "Man", PositionX: new(-1), PositionY: new(-1)}))
+	if d, _ := home.Device("lamp"); d.Location != "hall" {
+		t.Fatalf("the lamp is in %q, want hall", d.Location)
+	}
+	ctx := b.openPlan(t, home, 20*time.Second)
+	eventually(t, ctx, "the lamp and bob are drawn, the spare lamp listed as unplaced", func() (bool, string) {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+			...document.querySelectorAll('#devices-layer > g, #persons-layer > g, li[data-testid^="unplaced-"]'),
+		].map((e) => e.dataset.testid).join(' ')`))
+		return err == nil && s == "device-lamp person-bob unplaced-spare", fmt.Sprint(s, " ", err)
+	})
+	b.checkNoErrors(t)
+}

@@ -137,7 +137,10 @@ function setText(e, text) {
 }
 
 const kindOf = (type) => String(type || '').split('.').pop();
-const isPlaced = (o) => !(o.positionX === -1 && o.positionY === -1);
+// isPlaced reports whether a device or person is on the plan. One not
+// placed is at -1,-1 and in no zone; one at -1,-1 in a zone covering that
+// point (a plan with negative coordinates) is placed there.
+const isPlaced = (o) => !(o.positionX === -1 && o.positionY === -1) || (!!o.location && o.location !== 'unknown');
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 const fmtC = (k) => (typeof k === 'number' ? `${(k - 273.15).toFixed(1)} °C` : '– °C');
 const fmtLux = (v) => (typeof v === 'number' ? `${Math.round(v)} lx` : '– lx');

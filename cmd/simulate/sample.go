@@ -65,12 +65,14 @@ func (s *sampler) close() {
 }
 
 // layout is the CSV's time format: local time, with its UTC offset unless
-// the zone is UTC (a time zone's clock repeats an hour in autumn).
+// the zone is UTC (a time zone's clock repeats an hour in autumn), and its
+// milliseconds when it has some (-every 500ms), so that two samples never
+// read as the same time.
 func (s *sampler) layout() string {
 	if s.loc == time.UTC {
-		return "2006-01-02T15:04:05"
+		return "2006-01-02T15:04:05.999"
 	}
-	return "2006-01-02T15:04:05-07:00"
+	return "2006-01-02T15:04:05.999-07:00"
 }
 
 // set puts a value in the row being taken, adding its column if new.

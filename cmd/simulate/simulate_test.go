@@ -385,7 +385,8 @@ func TestSimulateEndOfTime(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(files["x.csv"])), "\n")[1:] {
 		times = append(times, strings.SplitN(line, ",", 2)[0])
 	}
-	if want := []string{"9999-12-31T23:00:00", "9999-12-31T23:30:00", "9999-12-31T23:59:59"}; !cmp.Equal(times, want) {
+	// The last millisecond of the year: the sample is at 23:59:59.999.
+	if want := []string{"9999-12-31T23:00:00", "9999-12-31T23:30:00", "9999-12-31T23:59:59.999"}; !cmp.Equal(times, want) {
 		t.Errorf("samples at %v, want %v", times, want)
 	}
 
@@ -499,6 +500,30 @@ func TestSimulateWholeMilliseconds(t *testing.T) {
 	}
 	if _, _, err := simulate(t, "-every", "1500ms", "-for", "3s", "testdata/morning.bhv"); err != nil {
 		t.Errorf("-every 1500ms: %v, want it played", err)
+	}
+}
+
+// TestSimulateCSVSubSecondTimes: a sample between two seconds shows its
+// milliseconds, in UTC and with an offset; -every 500ms wrote each second
+// twice. Whole seconds are written as ever.
+func TestSimulateCSVSubSecondTimes(t *testing.T) {
+	for tz, want := range map[string][]string{
+		"UTC":          {"2024-01-15T06:00:00", "2024-01-15T06:00:00.5", "2024-01-15T06:00:01", "2024-01-15T06:00:01.25"},
+		"Europe/Paris": {"2024-01-15T06:00:00+01:00", "2024-01-15T06:00:00.5+01:00", "2024-01-15T06:00:01+01:00", "2024-01-15T06:00:01.25+01:00"},
+	} {
+		files, stderr, err := simulate(t, "-tz", tz, "-start", "2024-01-15T06:00:00", "-every", "500ms", "-for", "1250ms", "-csv", "out.csv", "testdata/morning.bhv")
+		if err != nil {
+			t.Fatalf("%s: %v (%s)", tz, err, stderr)
+		}
+		var got []string
+		for i, line := range strings.Split(strings.TrimSpace(string(files["out.csv"])), "\n") {
+			if i > 0 {
+				got = append(got, strings.SplitN(line, ",", 2)[0])
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("-tz %s: the CSV's times (-want +got):\n%s", tz, diff)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -306,5 +307,52 @@ func TestSimulatorPlacedAtMinusOne(t *testing.T) {
 		].map((e) => e.dataset.testid).join(' ')`))
 		return err == nil && s == "device-lamp person-bob unplaced-spare", fmt.Sprint(s, " ", err)
 	})
+	b.checkNoErrors(t)
+}
+
+// TestSimulatorProtoNamedEdits edits, from the panels, a zone variable and a
+// device property named "__proto__", and adds a variable of that name: each
+// is saved. Set on the plain object of the request's body, the name set
+// its prototype instead, so nothing was sent, and the panel said "Saved.".
+func TestSimulatorProtoNamedEdits(t *testing.T) {
+	b := newBrowser(t)
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "hall", LeftX: 0, TopY: 0, RightX: 400, BottomY: 300,
+		Variables: map[string]float64{"__proto__": 5}}))
+	must(t)(home.CreateZone(sim.ZoneSpec{ID: "attic", LeftX: 500, TopY: 0, RightX: 700, BottomY: 300}))
+	x, y := 100, 100
+	must(t)(home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "iCasa.BinaryLight", PositionX: &x, PositionY: &y,
+		Properties: map[string]any{"__proto__": 1.0}}))
+	ctx := b.openPlan(t, home, 20*time.Second)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(byTestID("device-lamp"))); err != nil {
+		t.Fatal(err)
+	}
+	save := func(entity string, open chromedp.Action[chromedp.Void], fields map[string]string) {
+		t.Helper()
+		steps := []chromedp.Action[chromedp.Void]{open, chromedp.WaitVisible(byTestID(entity + "-panel"))}
+		for id, v := range fields {
+			steps = append(steps, chromedp.SetValue(byTestID(id), v))
+		}
+		steps = append(steps, chromedp.Click(byTestID(entity+"-save")))
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, ctx, entity+" saved", func() (bool, string) {
+			s, err := chromedp.Run(ctx, chromedp.TextContent(byTestID("panel-status")))
+			return err == nil && s == "Saved.", s
+		})
+	}
+	save("zone", chromedp.Click(byTestID("zone-item-hall")), map[string]string{"var-__proto__": "7"})
+	save("zone", chromedp.Click(byTestID("zone-item-attic")), map[string]string{"var-new-name": "__proto__", "var-new-value": "3"})
+	save("device", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		return click(ctx, `[data-testid="device-lamp"] .icon`)
+	}), map[string]string{"prop-__proto__": "2"})
+	hall, _ := home.Zone("hall")
+	attic, _ := home.Zone("attic")
+	lamp, _ := home.Device("lamp")
+	if hall.Variables["__proto__"] != 7 || attic.Variables["__proto__"] != 3 || lamp.Properties["__proto__"] != 2.0 {
+		t.Errorf("__proto__ of hall %v, of attic %v, of the lamp %v; want 7, 3 and 2",
+			hall.Variables["__proto__"], attic.Variables["__proto__"], lamp.Properties["__proto__"])
+	}
 	b.checkNoErrors(t)
 }

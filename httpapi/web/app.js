@@ -1191,6 +1191,10 @@ async function savePanel() {
   setText(p.status, '');
   const body = {};
   const sent = [];
+  // The properties and variables sent, without a prototype: a name such as
+  // "__proto__" set on a plain object would set its prototype and be sent
+  // as nothing.
+  const named = () => Object.create(null);
   try {
     for (const [key, f] of p.fields) {
       // Only what the user edited is sent: a field shows its value rounded
@@ -1200,8 +1204,8 @@ async function savePanel() {
       const v = readField(f);
       sent.push(f);
       if (same(v, f.get(obj))) continue;
-      if (key.startsWith('prop:')) (body.properties ||= {})[key.slice(5)] = v;
-      else if (key.startsWith('var:')) (body.variables ||= {})[key.slice(4)] = v;
+      if (key.startsWith('prop:')) (body.properties ||= named())[key.slice(5)] = v;
+      else if (key.startsWith('var:')) (body.variables ||= named())[key.slice(4)] = v;
       else if (key === 'positionX' || key === 'positionY' || ['leftX', 'topY', 'rightX', 'bottomY'].includes(key)) body[key] = Math.trunc(v);
       else body[key] = v;
     }
@@ -1210,7 +1214,7 @@ async function savePanel() {
       if (n.value.trim()) {
         const v = Number(val.value);
         if (val.value.trim() === '' || !Number.isFinite(v)) throw new Error(`variable ${n.value.trim()} needs a number`);
-        (body.variables ||= {})[n.value.trim()] = v;
+        (body.variables ||= named())[n.value.trim()] = v;
       }
     }
   } catch (err) {

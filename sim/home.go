@@ -93,7 +93,7 @@ type Home struct {
 	pending        map[string][]*timer // timers the devices' behaviours scheduled, by device id; nil until one
 	contexts       *DeviceContext      // the first free DeviceContext, linked by next (see contextLocked): a slice's 24 bytes took Home past its size class
 	scratch        *stepScratch        // the realistic step's slices; nil until a step
-	scripts        ordered[playerScript, *playerScript]
+	scripts        *scriptPlayer
 
 	env   outdoors
 	walls *walls // the walls the zones share and their nesting (realistic model); nil: to be worked out
@@ -110,7 +110,7 @@ type Home struct {
 // date.
 func New(cfg Config) (*Home, error) {
 	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1),
-		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors()}
+		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors(), scripts: new(scriptPlayer)}
 	switch h.physics {
 	case "":
 		h.physics = PhysicsContract
@@ -218,6 +218,16 @@ func (h *Home) lockChange() {
 // under the same lock (inside [Home.ViewDevice]'s fn, for instance), and
 // use it for as long as Generation returns that number.
 func (h *Home) Generation() uint64 { return h.gen.Load() }
+
+// ScriptActions returns how many actions of its scripts the script player
+// has begun to apply, and how many it has finished applying, since the
+// home was made. Actions change the home on their own, as no request does:
+// a copy of the home taken once applied reached n holds every action
+// begun before begun reached n (the durable state takes such a copy
+// before it keeps a change that may build on them).
+func (h *Home) ScriptActions() (begun, applied uint64) {
+	return h.scripts.begun.Load(), h.scripts.applied.Load()
+}
 
 // Now returns the current simulated time.
 func (h *Home) Now() time.Time {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -46,6 +47,14 @@ type ScriptInfo struct {
 }
 
 // playerScript is a script known to the player, and its run.
+// scriptPlayer is the script player: its scripts, and how many of their
+// actions it began and finished applying (see Home.ScriptActions). It is
+// apart from the Home, which keeps within a size class of the allocator.
+type scriptPlayer struct {
+	ordered[playerScript, *playerScript]
+	begun, applied atomic.Uint64
+}
+
 type playerScript struct {
 	id     string
 	source []byte
@@ -352,12 +361,14 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 	}
 	p.next++
 	a, run := p.script.Actions[i], p.run // a replacement overwrites *p
+	h.scripts.begun.Add(1)
 	h.mu.Unlock()
 
 	err := a.Apply(h)
 
 	h.lockChange()
 	defer h.mu.Unlock()
+	h.scripts.applied.Add(1)
 	if run != p.run {
 		return
 	}

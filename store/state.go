@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/pervasim/pervasim/dscilia"
@@ -95,7 +96,10 @@ type State struct {
 	served uint64 // tickets below this are done
 
 	snapMu sync.Mutex // one snapshot at a time
-	lock   *os.File   // holds the directory's lock while open (nil without flock)
+	// scripted is how many script actions the home had applied when the
+	// last snapshot captured it (see keepScripted).
+	scripted atomic.Uint64
+	lock     *os.File // holds the directory's lock while open (nil without flock)
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
 	closed      chan struct{}
@@ -709,6 +713,10 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			httpapi.WriteError(w, r, err) // 500: strings and bytes always marshal
 			return
 		}
+		if err := s.keepScripted(); err != nil {
+			httpapi.WriteError(w, r, errkind.Errorf(errkind.Storage, "what the script player changed could not be written to the state directory, so the change was not made: %v", err))
+			return
+		}
 		s.mu.Lock()
 		if s.journal == nil {
 			// Not open yet: the state is being restored (a device update
@@ -857,12 +865,44 @@ func snapshotPause(every, took time.Duration) time.Duration {
 	return max(every-took, 9*took)
 }
 
+// keepScripted writes a snapshot when the script player applied actions
+// since the last one: they are not journaled (a script's run is not
+// replayed), and a change that builds on them (a device put in a zone a
+// script made) would be replayed onto a home without them, refused, and
+// lost though acknowledged. A change that comes after an action it can
+// build on finds it begun, so the snapshot holds it. Called before the
+// change takes its turn.
+func (s *State) keepScripted() error {
+	if begun, _ := s.cfg.Home.ScriptActions(); begun == s.scripted.Load() {
+		return nil
+	}
+	s.snapMu.Lock()
+	defer s.snapMu.Unlock()
+	s.mu.Lock()
+	open := s.journal != nil
+	s.mu.Unlock()
+	select {
+	case <-s.closed:
+		return nil // the journal refuses the change
+	default:
+	}
+	if begun, _ := s.cfg.Home.ScriptActions(); !open || begun == s.scripted.Load() {
+		return nil // not open yet (the change is refused), or a snapshot came meanwhile
+	}
+	return s.snapshot()
+}
+
 // Snapshot writes a snapshot of the state now and removes what it makes
 // obsolete. It takes its turn among the changes, so that it holds exactly
 // the changes journaled before it.
 func (s *State) Snapshot() error {
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
+	return s.snapshot()
+}
+
+// snapshot is Snapshot, snapMu held.
+func (s *State) snapshot() error {
 	// Make the next journal, then take a turn and switch to it: changes
 	// after the snapshot go there, and only once every record of the old
 	// one is on disk, so that a crash can leave a torn tail only where no
@@ -884,12 +924,17 @@ func (s *State) Snapshot() error {
 
 	s.waitTurn(t)
 	var home, chains bytes.Buffer
+	_, applied := s.cfg.Home.ScriptActions() // before the capture, which holds them
 	m, err := s.capture(&home, &chains)
 	s.endTurn(t)
 	if err != nil {
 		return err
 	}
-	return s.writeSnapshot(g, m, home.Bytes(), chains.Bytes())
+	if err := s.writeSnapshot(g, m, home.Bytes(), chains.Bytes()); err != nil {
+		return err
+	}
+	s.scripted.Store(applied)
+	return nil
 }
 
 // capture writes the home and the chains as they are now.

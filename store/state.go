@@ -246,7 +246,6 @@ func (s *State) open() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	restored := len(snaps) > 0 || len(journals) > 0
 	base := 0
 	if len(snaps) > 0 {
 		base = snaps[len(snaps)-1]
@@ -267,6 +266,12 @@ func (s *State) open() (bool, error) {
 	js, voids, err := s.checkJournals(base, journals, strict)
 	if err != nil {
 		return false, err
+	}
+	// Journals of headers alone, without a snapshot, are no state: the
+	// first start made them, and stopped before its first snapshot.
+	restored := base > 0
+	for _, j := range js {
+		restored = restored || j.changes > 0
 	}
 	if base > 0 {
 		if err := s.loadSnapshot(base); err != nil {
@@ -317,6 +322,45 @@ func (s *State) open() (bool, error) {
 		}
 	}
 	return restored, nil
+}
+
+// HasState reports whether dir holds a state that Open would restore: a
+// snapshot, or a journal holding a change (a directory that does not exist
+// holds none; one Open made, whose first snapshot a crash or a full disk
+// cut off, neither). It reads the directory without taking its lock, so
+// that a server can set a new state up (its -demo home, its -chains)
+// before it opens it: a start that fails meanwhile leaves the directory
+// new, where one that opened it first would leave a state, which every
+// later start restores instead of setting it up. A journal it cannot
+// read counts as a state, for Open to report.
+func HasState(dir string) (bool, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "snapshot-") && !strings.HasSuffix(name, ".tmp"):
+			return true, nil
+		case strings.HasPrefix(name, "journal-"):
+			changes := false
+			_, _, _, err := Scan(filepath.Join(dir, name), func(_ uint64, payload []byte) error {
+				var r record
+				if json.Unmarshal(payload, &r) != nil || r.Journal == 0 {
+					changes = true
+				}
+				return nil
+			})
+			if err != nil || changes {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
 }
 
 // lockName is the file of the state directory that a server holds a lock

@@ -346,22 +346,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		inner = st.Wrap(inner)
 	}
 	api.Store(&inner)
+	// -demo and -chains set up a new state only: a restored one has them
+	// as they were left (a chain deleted stays deleted). They are set up
+	// before the state directory is opened, so that a start they stop
+	// leaves it new for the next.
+	fresh := true
+	if st != nil {
+		has, err := store.HasState(o.stateDir)
+		if err != nil {
+			return fmt.Errorf("-state: %w", err)
+		}
+		fresh = !has
+	}
+	if o.demo && fresh {
+		if err := setupDemo(home, engine); err != nil {
+			return err
+		}
+	}
+	if o.chains != "" && fresh {
+		if err := store.LoadChains(engine, o.chains, o.placeholders); err != nil {
+			return fmt.Errorf("-chains: %w", err)
+		}
+	}
 	restored := false
 	if st != nil {
 		if restored, err = st.Open(handler.API()); err != nil {
 			return fmt.Errorf("-state: %w", err)
 		}
 		defer st.Close() // a last snapshot, before the home and the engine stop
-	}
-	if o.demo && !restored {
-		if err := setupDemo(home, engine); err != nil {
-			return err
-		}
-	}
-	if o.chains != "" && !restored { // the state has them, as they were left (a chain deleted stays deleted)
-		if err := store.LoadChains(engine, o.chains, o.placeholders); err != nil {
-			return fmt.Errorf("-chains: %w", err)
-		}
 	}
 	if st != nil && !restored {
 		if err := st.Snapshot(); err != nil { // what -demo and -chains made, kept at once

@@ -457,14 +457,16 @@ type ComponentInfo struct {
 }
 
 // ValidID reports whether s is a valid chain or component id: 1 to 128
-// ASCII letters, digits and the characters - _ . : (type and linker names
-// follow the same rule; port names also exclude ':'). ValidID is safe for
-// concurrent use.
+// ASCII letters, digits and the characters - _ . :, other than "." and ".."
+// (as a path segment they name the parent: an HTTP client resolves
+// /mediation/.. to /, so such a chain could be made but not reached).
+// Type and linker names follow the same rule; port names also exclude ':'.
+// ValidID is safe for concurrent use.
 func ValidID(s string) bool { return validID(s) }
 
 // validID implements ValidID.
 func validID(s string) bool {
-	if len(s) == 0 || len(s) > 128 {
+	if len(s) == 0 || len(s) > 128 || s == "." || s == ".." {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
@@ -482,7 +484,7 @@ func validID(s string) bool {
 // checkID returns an ErrInvalid error when s is not a valid id.
 func checkID(what, s string) error {
 	if !validID(s) {
-		return errorf(ErrInvalid, "%s id %q: want 1 to 128 letters, digits or -_.:", what, s)
+		return errorf(ErrInvalid, "%s id %q: want 1 to 128 letters, digits or -_.:, other than . and ..", what, s)
 	}
 	return nil
 }

@@ -121,6 +121,7 @@ func TestValidID(t *testing.T) {
 	}{
 		{"a", true}, {"A-z_0.9:x", true}, {strings.Repeat("a", 128), true},
 		{"", false}, {strings.Repeat("a", 129), false}, {"a b", false}, {"a/b", false}, {"é", false}, {"a\x00", false},
+		{".", false}, {"..", false}, {"...", true}, {"a..", true}, {".a", true}, // dot segments name a path's parent
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {

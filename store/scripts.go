@@ -136,7 +136,10 @@ type ChainFile struct {
 
 // ReadChains reads and parses path: one DSCilia file or, for a directory,
 // its .dscilia files in name order. An error names the file; nothing is
-// loaded, so a caller can check every file before changing anything.
+// loaded, so a caller can check every file before changing anything. A
+// directory without a .dscilia file is an error, and so is a chain that
+// two of its files define (but for extensions, which add to a chain):
+// the second would be left out without a word.
 func ReadChains(path string) ([]ChainFile, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -152,12 +155,16 @@ func ReadChains(path string) ([]ChainFile, error) {
 		}
 		files = files[:0]
 		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".dscilia") {
+			if strings.HasSuffix(e.Name(), ".dscilia") && !e.IsDir() {
 				files = append(files, filepath.Join(path, e.Name()))
 			}
 		}
+		if len(files) == 0 {
+			return nil, fmt.Errorf("%s: no .dscilia file in the directory", path)
+		}
 	}
 	out := make([]ChainFile, 0, len(files))
+	defined := map[string]string{} // chain id: the file defining it
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
@@ -166,6 +173,15 @@ func ReadChains(path string) ([]ChainFile, error) {
 		d, err := dscilia.Parse(data)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		for _, c := range d.Chains {
+			if c.Extension {
+				continue
+			}
+			if first, ok := defined[c.ID]; ok && first != f {
+				return nil, fmt.Errorf("%s: chain %q is defined in %s already", f, c.ID, first)
+			}
+			defined[c.ID] = f
 		}
 		out = append(out, ChainFile{Path: f, Doc: d})
 	}

@@ -38,6 +38,14 @@ func TestLoadChains(t *testing.T) {
 	bad := t.TempDir()
 	write(bad, "a.dscilia", chain("fine"))
 	write(bad, "b.dscilia", `<cilia><chain id="cut">`)
+	twice := t.TempDir()
+	write(twice, "a.dscilia", chain("same"))
+	write(twice, "b.dscilia", chain("same"))
+	extended := t.TempDir()
+	write(extended, "a.dscilia", chain("base"))
+	write(extended, "b.dscilia", `<cilia><chain id="base" extension="true"><mediators><mediator-instance id="q" type="passthrough"/></mediators></chain></cilia>`)
+	empty := t.TempDir()
+	write(empty, "chain.xml", chain("named wrong"))
 
 	for _, tt := range []struct {
 		name, path string
@@ -48,6 +56,9 @@ func TestLoadChains(t *testing.T) {
 		{"one file", file, []string{"first"}, ""},
 		{"a malformed file loads nothing", bad, []string{}, "b.dscilia"},
 		{"a missing path", filepath.Join(dir, "missing.dscilia"), []string{}, "missing.dscilia"},
+		{"a chain in two files loads nothing", twice, []string{}, `"same" is defined in`},
+		{"an extension in another file", extended, []string{"base"}, ""},
+		{"a directory without a chain file", empty, []string{}, "no .dscilia file"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			e := mediation.NewEngine(mediation.Config{})

@@ -373,7 +373,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if restored, err = st.Open(handler.API()); err != nil {
 			return fmt.Errorf("-state: %w", err)
 		}
-		defer st.Close() // a last snapshot, before the home and the engine stop
+		defer func() { // a last snapshot, before the home and the engine stop
+			if err := st.Close(); err != nil {
+				fmt.Fprintf(stderr, "warning: -state: the last snapshot was not written (the journal keeps every change): %v\n", err)
+			}
+		}()
 	}
 	if st != nil && !restored {
 		if err := st.Snapshot(); err != nil { // what -demo and -chains made, kept at once

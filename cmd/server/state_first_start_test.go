@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -43,4 +45,34 @@ func TestStateFirstStartThatFailsLeavesItNew(t *testing.T) {
 	base, shutdown = startRun(t, args...)
 	defer shutdown("")
 	call{method: "GET", path: "/mediation/", status: 200, want: `{"chains":[]}`}.do(t, base)
+}
+
+// TestStateLastSnapshotFailureSaid: a last snapshot that cannot be
+// written at shutdown (the directory is gone, the disk full) is said on
+// stderr; it was dropped without a word.
+func TestStateLastSnapshotFailureSaid(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	ctx, cancel := context.WithCancel(t.Context())
+	pr, pw := io.Pipe()
+	var stderr strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-state", state, "-log", "off"}, pw, &stderr)
+		pw.Close()
+	}()
+	if _, err := bufio.NewReader(pr).ReadString('\n'); err != nil { // listening
+		cancel()
+		t.Fatal(err)
+	}
+	go io.Copy(io.Discard, pr)
+	if err := os.RemoveAll(state); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("run = %v", err)
+	}
+	if got := stderr.String(); !strings.Contains(got, "the last snapshot was not written") {
+		t.Errorf("stderr %q does not say the last snapshot failed", got)
+	}
 }

@@ -777,7 +777,12 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		s.mu.Unlock()
 		seq, jerr := wait()
 		s.waitTurn(t)
-		defer s.endTurn(t)
+		turn := true // held: ended below, or here should h panic
+		defer func() {
+			if turn {
+				s.endTurn(t)
+			}
+		}()
 		if jerr != nil {
 			httpapi.WriteError(w, r, errkind.Errorf(errkind.Storage, "the change could not be written to the state directory, so it was not made: %v", jerr))
 			return
@@ -806,6 +811,17 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			if err := s.append(after); err != nil {
 				s.log.Warn("what a change left was not journaled: after a crash, it may be made again, or its clock instant or new components' identities differ", "err", err)
 			}
+		}
+		turn = false
+		s.endTurn(t)
+		// A script action may have begun after the check above, and been
+		// applied before the change was served (the player runs on its own
+		// goroutine while the change waits for the fsync and its turn): the
+		// change may build on it, so a snapshot, which holds the change
+		// too, is written before the answer. Its turn ended first: the
+		// snapshot takes one of its own.
+		if err := s.keepScripted(); err != nil {
+			s.log.Warn("what the script player changed before a change was not written to the state directory: after a crash, the change may be refused at its replay", "err", err)
 		}
 		held.send()
 	})
@@ -913,9 +929,11 @@ func snapshotPause(every, took time.Duration) time.Duration {
 // since the last one: they are not journaled (a script's run is not
 // replayed), and a change that builds on them (a device put in a zone a
 // script made) would be replayed onto a home without them, refused, and
-// lost though acknowledged. A change that comes after an action it can
-// build on finds it begun, so the snapshot holds it. Called before the
-// change takes its turn.
+// lost though acknowledged. Wrap calls it before the change takes its
+// turn, and again after the change's turn ended, before the answer: an
+// action begun between the two calls may have been applied before the
+// change was served, and the second snapshot holds it and the change.
+// Neither call holds a turn, which the snapshot waits for.
 func (s *State) keepScripted() error {
 	if begun, _ := s.cfg.Home.ScriptActions(); begun == s.scripted.Load() {
 		return nil

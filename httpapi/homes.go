@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/pervasim/pervasim/internal/errkind"
 	"github.com/pervasim/pervasim/mediation"
@@ -78,8 +79,8 @@ type homeEntry struct {
 	stopping bool
 	// inflight counts the requests being served (see Homes.enter): a
 	// DELETE lets them finish, against a home still running, before it
-	// stops the home's parts, so that none of them fails half-way as a
-	// closed engine.
+	// stops the home's parts (for homeDrain at most), so that none of
+	// them fails half-way as a closed engine.
 	inflight sync.WaitGroup
 }
 
@@ -199,12 +200,30 @@ func homeInfo(name, pre string, cfg Config, home *sim.Home) HomeInfo {
 		Mediation: pre + "/" + trimRoot(cfg.MediationRoot, "mediation"), Physics: string(home.Physics())}
 }
 
+// homeDrain is how long a DELETE of a home, and Homes.Close, let the
+// requests in flight finish before they stop the home's parts anyway. A
+// request ends on its own within a bound (a send waits at most the send
+// timeout, a nats-out 1 minute), but for the write of its answer: the REST
+// answers have no write deadline, and a client that stopped reading a big
+// one would hold the DELETE forever.
+const homeDrain = 10 * time.Second
+
 // stop ends what the home runs: its event streams, then, once the
-// requests in flight are answered, its parts. Homes.mu is not held, and
-// stopping is set (no request enters any more).
+// requests in flight are answered or homeDrain passed, its parts.
+// Homes.mu is not held, and stopping is set (no request enters any more).
 func (e *homeEntry) stop() {
 	e.handler.Close()
-	e.inflight.Wait()
+	answered := make(chan struct{})
+	go func() { // ends with the last request, if it outlives the wait
+		e.inflight.Wait()
+		close(answered)
+	}()
+	wait := time.NewTimer(homeDrain)
+	select {
+	case <-answered:
+	case <-wait.C:
+	}
+	wait.Stop()
 	if e.parts.Stop != nil {
 		e.parts.Stop()
 	}

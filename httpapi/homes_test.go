@@ -722,3 +722,51 @@ func TestHomeDeleteLetsRequestsFinish(t *testing.T) {
 		}
 	})
 }
+
+// stalledWriter is the ResponseWriter of a client that stopped reading:
+// its first Write waits until unstall is closed.
+type stalledWriter struct {
+	*httptest.ResponseRecorder
+	writing chan struct{} // closed at the first Write
+	unstall chan struct{}
+	once    sync.Once
+}
+
+func (w *stalledWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.writing) })
+	<-w.unstall
+	return w.ResponseRecorder.Write(p)
+}
+
+// TestHomeDeleteDoesNotWaitForAStalledClient: a DELETE of a home waits
+// for the requests under way for a while only: one whose client stopped
+// reading its answer (a big device list, say: no write deadline ends it)
+// would otherwise hold the DELETE, and the server's shutdown, forever.
+func TestHomeDeleteDoesNotWaitForAStalledClient(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var stopped atomic.Bool
+		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+			engine := mediation.NewEngine(mediation.Config{})
+			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Engine: engine, Stop: func() {
+				stopped.Store(true)
+				engine.Close()
+			}}, nil
+		}, 0)
+		defer homes.Close()
+		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Homes: homes})
+		defer h.Close()
+		if rec := serve(h, "POST", "/homes/lab"); rec.Code != http.StatusOK {
+			t.Fatalf("create: %d %s", rec.Code, rec.Body)
+		}
+		w := &stalledWriter{ResponseRecorder: httptest.NewRecorder(), writing: make(chan struct{}), unstall: make(chan struct{})}
+		defer close(w.unstall) // the client reads at last, once the test is done
+		go h.ServeHTTP(w, newRequest("GET", "/homes/lab/platform/zones/zones", nil))
+		<-w.writing
+		if got := serve(h, "DELETE", "/homes/lab").Code; got != http.StatusOK {
+			t.Errorf("DELETE: %d", got)
+		}
+		if !stopped.Load() {
+			t.Error("the DELETE answered before the home's parts stopped")
+		}
+	})
+}

@@ -293,9 +293,9 @@ func (l *natsLink) publishCore(ms []mediation.Message) {
 // acknowledgement, publishing again (with the same id, so JetStream keeps
 // one) what failed, until the link closes.
 //
-// What it gives up (the link closed, or the stream cannot be made) is
-// counted as dropped, acknowledged or not yet: it was not known to be
-// stored.
+// What it gives up (the link closed, or the stream cannot be made) and
+// JetStream had not acknowledged by then is counted as dropped, published
+// or not yet: it was not known to be stored.
 func (l *natsLink) publishJS(ms []mediation.Message) {
 	if !l.waitStream() {
 		l.lost(len(ms))
@@ -326,7 +326,7 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 		// future fails after publishAckTimeout and the message is
 		// published again. Close does not wait for either.
 		gone := false
-		for _, f := range futures {
+		for i, f := range futures {
 			select {
 			case <-f.Ok():
 				unsure--
@@ -334,6 +334,15 @@ func (l *natsLink) publishJS(ms []mediation.Message) {
 				failed = append(failed, f.Msg())
 				gone = gone || errors.Is(err, jetstream.ErrNoStreamResponse)
 			case <-l.ctx.Done():
+				// What is acknowledged already is stored, and goes to
+				// the receiving side: not dropped.
+				for _, f := range futures[i:] {
+					select {
+					case <-f.Ok():
+						unsure--
+					default:
+					}
+				}
 				return
 			}
 		}

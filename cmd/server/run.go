@@ -345,7 +345,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if st != nil {
 		inner = st.Wrap(inner)
 	}
-	api.Store(&inner)
 	// -demo and -chains set up a new state only: a restored one has them
 	// as they were left (a chain deleted stays deleted). They are set up
 	// before the state directory is opened, so that a start they stop
@@ -379,11 +378,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}()
 	}
+	if stateOpened != nil {
+		stateOpened(devices)
+	}
 	if st != nil && !restored {
 		if err := st.Snapshot(); err != nil { // what -demo and -chains made, kept at once
 			return fmt.Errorf("-state: %w", err)
 		}
 	}
+	// Device updates are taken only now: one journaled before the first
+	// snapshot of a new state would make it a state that holds neither
+	// the -demo home nor the -chains, and a crash then would leave the
+	// next start restoring that instead of setting them up.
+	api.Store(&inner)
 	startDriver() // the home is set up: simulated time may run
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -450,6 +457,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// stateOpened, when a test sets it, is called once the state directory is
+// open (or would be, without -state), before the first snapshot of a new
+// state, with the device updater of NATS and MQTT.
+var stateOpened func(devices func(id string, body []byte) (int, []byte))
 
 // shutdownGrace is how long the requests in flight at shutdown have to
 // finish before the connections that still hold them are cut.

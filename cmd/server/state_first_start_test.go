@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/pervasim/pervasim/store"
 )
 
 // TestStateFirstStartThatFailsLeavesItNew: a first start on a new state
@@ -74,5 +77,34 @@ func TestStateLastSnapshotFailureSaid(t *testing.T) {
 	}
 	if got := stderr.String(); !strings.Contains(got, "the last snapshot was not written") {
 		t.Errorf("stderr %q does not say the last snapshot failed", got)
+	}
+}
+
+// TestStateNewUntilItsFirstSnapshot: a device update (over NATS or MQTT)
+// that comes once the state directory of a first start is open, before the
+// snapshot of what -demo made, is refused as the server is starting. It
+// was journaled: the directory held a change and no snapshot, and a crash
+// then left it a state without the demo home, which every later start
+// restored instead of setting the demo up.
+func TestStateNewUntilItsFirstSnapshot(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	var code int
+	var has bool
+	var err error
+	stateOpened = func(devices func(string, []byte) (int, []byte)) {
+		code, _ = devices("lamp", []byte(`{"properties":{"binaryLight.powerStatus":true}}`))
+		has, err = store.HasState(state)
+	}
+	defer func() { stateOpened = nil }()
+	_, shutdown := startRun(t, "-addr", "127.0.0.1:0", "-demo", "-state", state, "-log", "off")
+	shutdown("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if has {
+		t.Errorf("a device update before the first snapshot (%d) left the directory a state: a crash then loses the demo", code)
+	}
+	if code != http.StatusServiceUnavailable {
+		t.Errorf("a device update before the first snapshot = %d, want 503", code)
 	}
 }

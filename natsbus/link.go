@@ -504,7 +504,14 @@ func (l *natsLink) receive(msg *nats.Msg) {
 	if msg.Header.Get(HeaderBatch) != "" {
 		var err error
 		if ms, err = decodeBatch(msg.Data); err != nil {
-			l.lost(1) // one, as what it held is not known
+			// A batch is decoded whole or not at all: every message
+			// its header counts is lost (one, when it says nothing
+			// sensible).
+			n, err := strconv.Atoi(msg.Header.Get(HeaderBatch))
+			if err != nil || n < 1 || n > batchMax {
+				n = 1
+			}
+			l.lost(n)
 			return
 		}
 	} else {

@@ -104,3 +104,46 @@ func waitDropped(t *testing.T, ch *mediation.Chain, id string, n uint64) {
 		}
 	}
 }
+
+// TestLinkCountsAnUndecodableBatchWhole: a batch arriving that cannot be
+// decoded is lost whole, and counted as the number of messages its header
+// says (a batch is decoded all or nothing); it was counted as one.
+func TestLinkCountsAnUndecodableBatchWhole(t *testing.T) {
+	s, _ := startNATS(t)
+	nc := connect(t, s.URL())
+	e, out := engine(t, nc)
+	ch := build(t, e, "c", []comp{
+		{mediation.KindAdapter, "rest-in", "a", nil},
+		{mediation.KindAdapter, "sink", "b", nil},
+	}, []bind{{"a:out", "b:in", "nats", map[string]any{"subject": "lost.batch.in", "role": "receive"}}})
+	pub := connect(t, s.URL())
+	// Three messages, the last of them cut short: none is delivered.
+	bad := &nats.Msg{Subject: "lost.batch.in", Data: []byte(`[{"content":1},{"content":2},{"content":`), Header: nats.Header{natsbus.HeaderBatch: {"3"}}}
+	if err := pub.PublishMsg(bad); err != nil {
+		t.Fatal(err)
+	}
+	// Then one that arrives: core NATS keeps one publisher's order, so the
+	// batch was taken (and lost) once it is here.
+	good, err := natsbus.Encode("lost.batch.in", mediation.Message{Content: 4.0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.PublishMsg(good); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-out:
+		if m.Content != 4.0 {
+			t.Fatalf("delivered %v, want the message after the batch", m.Content)
+		}
+	case <-time.After(30 * time.Second): // a hang, not a speed check
+		t.Fatal("the message after the batch never came")
+	}
+	info, err := ch.Component("b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Counters.Dropped != 3 {
+		t.Errorf("b counted %d dropped, want the batch's 3", info.Counters.Dropped)
+	}
+}

@@ -59,3 +59,18 @@ func TestStreamLinkClosingCountsNoStoredMessage(t *testing.T) {
 		t.Errorf("%d of %d acknowledged messages counted as dropped, want 0", n, len(ms))
 	}
 }
+
+// TestStreamLinkClosedBeforePublishingCountsTheBatch: a stream batch the
+// publisher takes as the link closes, before it published any of it, is
+// counted as dropped whole (6803f21 had no test).
+func TestStreamLinkClosedBeforePublishingCountsTheBatch(t *testing.T) {
+	c := &Chains{js: ackedJS{}, streams: map[string]bool{"S": true}}
+	to := &dropCounter{}
+	l := &natsLink{c: c, to: to, subject: "stored", role: RoleSend, stream: "S", closed: true}
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.cancel()
+	l.publishJS(make([]mediation.Message, 5))
+	if n := to.dropped.Load(); n != 5 {
+		t.Errorf("%d of 5 messages never published counted as dropped, want 5", n)
+	}
+}

@@ -935,7 +935,17 @@ func snapshotPause(every, took time.Duration) time.Duration {
 // change was served, and the second snapshot holds it and the change.
 // Neither call holds a turn, which the snapshot waits for.
 func (s *State) keepScripted() error {
-	if begun, _ := s.cfg.Home.ScriptActions(); begun == s.scripted.Load() {
+	begun, _ := s.cfg.Home.ScriptActions()
+	return s.keepBegun(begun)
+}
+
+// keepBegun makes sure a snapshot holds the first begun actions of the
+// script player. A snapshot captured after the call began (another
+// change's, while this one waited for snapMu) holds them as well as one of
+// its own: the changes that wait for a snapshot together share one, where
+// each took its own while a script kept acting.
+func (s *State) keepBegun(begun uint64) error {
+	if begun <= s.scripted.Load() {
 		return nil
 	}
 	s.snapMu.Lock()
@@ -948,7 +958,7 @@ func (s *State) keepScripted() error {
 		return nil // the journal refuses the change
 	default:
 	}
-	if begun, _ := s.cfg.Home.ScriptActions(); !open || begun == s.scripted.Load() {
+	if !open || begun <= s.scripted.Load() {
 		return nil // not open yet (the change is refused), or a snapshot came meanwhile
 	}
 	return s.snapshot()

@@ -219,14 +219,22 @@ func (h *Home) lockChange() {
 // use it for as long as Generation returns that number.
 func (h *Home) Generation() uint64 { return h.gen.Load() }
 
-// ScriptActions returns how many actions of its scripts the script player
-// has begun to apply, and how many it has finished applying, since the
-// home was made. Actions change the home on their own, as no request does:
-// a copy of the home taken once applied reached n holds every action
-// begun before begun reached n (the durable state takes such a copy
-// before it keeps a change that may build on them).
-func (h *Home) ScriptActions() (begun, applied uint64) {
-	return h.scripts.begun.Load(), h.scripts.applied.Load()
+// SetActionHook makes the script player apply each action of its scripts
+// through hook: hook(a, apply) must call apply, at most once, which applies
+// a and returns its error, and return that error, or another without
+// calling it (the action is then not applied, and counts among the
+// script's errors). The player calls it without the home's lock, from the
+// goroutine that runs the home's timers (the live driver, or a caller of
+// [Home.Advance]), so hook may call the home's methods, and wait for other
+// goroutines that do; it must not wait for that goroutine. A durable
+// store uses it to keep the actions with the changes it keeps, in the
+// order they are applied. A nil hook applies the actions directly, as
+// without a hook. SetActionHook is safe for concurrent use; actions begun
+// before it returns use the hook they found.
+func (h *Home) SetActionHook(hook func(a Action, apply func() error) error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.scripts.hook = hook
 }
 
 // Now returns the current simulated time.

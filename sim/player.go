@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -46,15 +45,15 @@ type ScriptInfo struct {
 	LastError string `json:"lastError,omitempty"`
 }
 
-// playerScript is a script known to the player, and its run.
-// scriptPlayer is the script player: its scripts, and how many of their
-// actions it began and finished applying (see Home.ScriptActions). It is
-// apart from the Home, which keeps within a size class of the allocator.
+// scriptPlayer is the script player: its scripts, and the hook its actions
+// are applied through (see Home.SetActionHook). It is apart from the Home,
+// which keeps within a size class of the allocator.
 type scriptPlayer struct {
 	ordered[playerScript, *playerScript]
-	begun, applied atomic.Uint64
+	hook func(Action, func() error) error
 }
 
+// playerScript is a script known to the player, and its run.
 type playerScript struct {
 	id     string
 	source []byte
@@ -360,15 +359,18 @@ func (h *Home) runAction(p *playerScript, gen, i int) {
 		return
 	}
 	p.next++
-	a, run := p.script.Actions[i], p.run // a replacement overwrites *p
-	h.scripts.begun.Add(1)
+	a, run, hook := p.script.Actions[i], p.run, h.scripts.hook // a replacement overwrites *p
 	h.mu.Unlock()
 
-	err := a.Apply(h)
+	var err error
+	if hook != nil {
+		err = hook(a, func() error { return a.Apply(h) })
+	} else {
+		err = a.Apply(h)
+	}
 
 	h.lockChange()
 	defer h.mu.Unlock()
-	h.scripts.applied.Add(1)
 	if run != p.run {
 		return
 	}

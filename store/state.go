@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/pervasim/pervasim/dscilia"
@@ -96,10 +95,7 @@ type State struct {
 	served uint64 // tickets below this are done
 
 	snapMu sync.Mutex // one snapshot at a time
-	// scripted is how many script actions the home had applied when the
-	// last snapshot captured it (see keepScripted).
-	scripted atomic.Uint64
-	lock     *os.File // holds the directory's lock while open (nil without flock)
+	lock   *os.File   // holds the directory's lock while open (nil without flock)
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
 	closed      chan struct{}
@@ -123,6 +119,10 @@ type record struct {
 	Clock      *meta                `json:"clock,omitempty"`
 	Identities []mediation.Identity `json:"identities,omitempty"`
 
+	// Action, when set, makes this record an action of a playing script
+	// (see applyAction), not a request.
+	Action *actionRecord `json:"action,omitempty"`
+
 	Method string `json:"method,omitempty"`
 	Path   string `json:"path"` // decoded, as url.URL's Path
 	// RawPath is the path as the client escaped it (url.URL's RawPath),
@@ -132,6 +132,14 @@ type record struct {
 	Query       string `json:"query,omitempty"`
 	ContentType string `json:"contentType,omitempty"`
 	Body        []byte `json:"body,omitempty"`
+}
+
+// actionRecord is a script's action as the journal keeps it: what
+// sim.Action applies.
+type actionRecord struct {
+	Command string            `json:"command"`
+	Args    map[string]string `json:"args,omitempty"`
+	Line    int               `json:"line,omitempty"`
 }
 
 // recordID is where a record is: its journal's generation and its
@@ -227,8 +235,48 @@ func (s *State) Open(api http.Handler) (bool, error) {
 		s.unlock()
 		return false, err
 	}
+	s.cfg.Home.SetActionHook(s.applyAction)
 	go s.run()
 	return restored, nil
+}
+
+// applyAction is the home's action hook (sim.Home.SetActionHook): an
+// action of a playing script is a change like a request's, journaled
+// before it is applied and applied in its turn, so that a change that
+// builds on it (a device put in the zone a script made) is replayed after
+// it. What a script's start did (its clock) and its run are not kept: a
+// script is not resumed. An action the journal cannot take is not applied,
+// and counts among the script's errors, as a request would be refused.
+func (s *State) applyAction(a sim.Action, apply func() error) error {
+	payload, err := json.Marshal(record{Action: &actionRecord{Command: a.Command, Args: a.Args, Line: a.Line}})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.journal == nil { // not open: the hook is set once it is
+		s.mu.Unlock()
+		return apply()
+	}
+	t := s.ticket
+	s.ticket++
+	g := s.gen
+	wait := s.journal.enqueue(payload)
+	s.mu.Unlock()
+	seq, jerr := wait()
+	s.waitTurn(t)
+	defer s.endTurn(t)
+	if jerr != nil {
+		return errkind.Errorf(errkind.Storage, "the action could not be written to the state directory, so it was not applied: %v", jerr)
+	}
+	before := s.cfg.Home.Clock()
+	err = apply()
+	if c := s.cfg.Home.Clock(); clockMoved(before, c) {
+		after := record{For: &recordID{Journal: g, Seq: seq}, Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}}
+		if aerr := s.append(after); aerr != nil {
+			s.log.Warn("the clock an action left was not journaled", "err", aerr)
+		}
+	}
+	return err
 }
 
 // unlock lets the directory's lock go.
@@ -619,7 +667,11 @@ func (s *State) replay(j journalInfo, first int, voids map[recordID]bool) error 
 			}
 		case r.For == nil:
 			if !voids[recordID{j.g, seq}] {
-				if rec := s.apply(r); rec.Code == http.StatusServiceUnavailable || rec.Code == http.StatusInsufficientStorage {
+				if a := r.Action; a != nil {
+					// It failed, if it did, as it did live (a used id, a
+					// bound reached): the script counted the error then.
+					sim.Action{Command: a.Command, Args: a.Args, Line: a.Line}.Apply(s.cfg.Home)
+				} else if rec := s.apply(r); rec.Code == http.StatusServiceUnavailable || rec.Code == http.StatusInsufficientStorage {
 					// It was made (a change refused so is voided), unless a
 					// crash came before its answer: the server's bounds are
 					// lower now (-max-chains…), or the disk is full.
@@ -757,10 +809,6 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			httpapi.WriteError(w, r, err) // 500: strings and bytes always marshal
 			return
 		}
-		if err := s.keepScripted(); err != nil {
-			httpapi.WriteError(w, r, errkind.Errorf(errkind.Storage, "what the script player changed could not be written to the state directory, so the change was not made: %v", err))
-			return
-		}
 		s.mu.Lock()
 		if s.journal == nil {
 			// Not open yet: the state is being restored (a device update
@@ -814,15 +862,6 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		}
 		turn = false
 		s.endTurn(t)
-		// A script action may have begun after the check above, and been
-		// applied before the change was served (the player runs on its own
-		// goroutine while the change waits for the fsync and its turn): the
-		// change may build on it, so a snapshot, which holds the change
-		// too, is written before the answer. Its turn ended first: the
-		// snapshot takes one of its own.
-		if err := s.keepScripted(); err != nil {
-			s.log.Warn("what the script player changed before a change was not written to the state directory: after a crash, the change may be refused at its replay", "err", err)
-		}
 		held.send()
 	})
 }
@@ -925,45 +964,6 @@ func snapshotPause(every, took time.Duration) time.Duration {
 	return max(every-took, 9*took)
 }
 
-// keepScripted writes a snapshot when the script player applied actions
-// since the last one: they are not journaled (a script's run is not
-// replayed), and a change that builds on them (a device put in a zone a
-// script made) would be replayed onto a home without them, refused, and
-// lost though acknowledged. Wrap calls it before the change takes its
-// turn, and again after the change's turn ended, before the answer: an
-// action begun between the two calls may have been applied before the
-// change was served, and the second snapshot holds it and the change.
-// Neither call holds a turn, which the snapshot waits for.
-func (s *State) keepScripted() error {
-	begun, _ := s.cfg.Home.ScriptActions()
-	return s.keepBegun(begun)
-}
-
-// keepBegun makes sure a snapshot holds the first begun actions of the
-// script player. A snapshot captured after the call began (another
-// change's, while this one waited for snapMu) holds them as well as one of
-// its own: the changes that wait for a snapshot together share one, where
-// each took its own while a script kept acting.
-func (s *State) keepBegun(begun uint64) error {
-	if begun <= s.scripted.Load() {
-		return nil
-	}
-	s.snapMu.Lock()
-	defer s.snapMu.Unlock()
-	s.mu.Lock()
-	open := s.journal != nil
-	s.mu.Unlock()
-	select {
-	case <-s.closed:
-		return nil // the journal refuses the change
-	default:
-	}
-	if !open || begun <= s.scripted.Load() {
-		return nil // not open yet (the change is refused), or a snapshot came meanwhile
-	}
-	return s.snapshot()
-}
-
 // Snapshot writes a snapshot of the state now and removes what it makes
 // obsolete. It takes its turn among the changes, so that it holds exactly
 // the changes journaled before it.
@@ -996,17 +996,12 @@ func (s *State) snapshot() error {
 
 	s.waitTurn(t)
 	var home, chains bytes.Buffer
-	_, applied := s.cfg.Home.ScriptActions() // before the capture, which holds them
 	m, err := s.capture(&home, &chains)
 	s.endTurn(t)
 	if err != nil {
 		return err
 	}
-	if err := s.writeSnapshot(g, m, home.Bytes(), chains.Bytes()); err != nil {
-		return err
-	}
-	s.scripted.Store(applied)
-	return nil
+	return s.writeSnapshot(g, m, home.Bytes(), chains.Bytes())
 }
 
 // capture writes the home and the chains as they are now.

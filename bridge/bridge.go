@@ -264,7 +264,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	for _, n := range names {
 		k, err := b.home.Kinds().Lookup(n)
 		if err != nil {
-			return nil, invalidf("property \"kinds\": %w", err)
+			return nil, invalidf("property \"kinds\": %v", err)
 		}
 		kinds = append(kinds, k)
 		sel.kinds = append(sel.kinds, k.Type())
@@ -276,7 +276,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 			if env.Restoring {
 				continue // see below
 			}
-			return nil, invalidf("property \"devices\": %w", err)
+			return nil, invalidf("property \"devices\": %v", err)
 		}
 		devices = append(devices, d)
 	}
@@ -298,7 +298,7 @@ func (b *Bridge) newDeviceIn(props map[string]any, env mediation.Env) (any, erro
 	}
 	if sel.zone != "" {
 		if _, err := b.home.Zone(sel.zone); err != nil {
-			return nil, invalidf("property \"zone\": %w", err)
+			return nil, invalidf("property \"zone\": %v", err)
 		}
 	}
 	if err := checkSelectedProperty(sel.property, sel.names, kinds, devices); err != nil {
@@ -522,7 +522,7 @@ func (b *Bridge) newDeviceOut(props map[string]any, env mediation.Env) (any, err
 			if env.Restoring { // deleted since it was saved: Process refuses until it is back
 				return o, nil
 			}
-			return nil, invalidf("property \"device\": %w", err)
+			return nil, invalidf("property \"device\": %v", err)
 		}
 		if o.property != "" {
 			if err := b.settable(o.device, o.property); err != nil {

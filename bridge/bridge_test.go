@@ -882,3 +882,33 @@ func TestDeviceInListsAreTrimmed(t *testing.T) {
 		}
 	}
 }
+
+// TestAdapterErrorsHaveOneKind checks that a device-in or device-out naming
+// a device or zone that does not exist fails with ErrInvalid alone, as the
+// package documents and as mediation promises of every error ("wraps exactly
+// one" kind): the home's not-found error it quotes must not make it a
+// not-found error too, which a caller testing errors.Is(err,
+// mediation.ErrNotFound) would take for a missing chain or component.
+func TestAdapterErrorsHaveOneKind(t *testing.T) {
+	_, engine, _ := setup(t)
+	ch, _ := engine.CreateChain("c")
+	for _, tt := range []struct {
+		typ   string
+		props map[string]any
+	}{
+		{"device-in", map[string]any{"devices": "nope"}},
+		{"device-in", map[string]any{"zone": "attic"}},
+		{"device-in", map[string]any{"kinds": "Toaster"}},
+		{"device-out", map[string]any{"device": "nope"}},
+	} {
+		_, err := ch.AddAdapter(tt.typ, "a", tt.props)
+		if !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("AddAdapter(%s, %v) = %v, want an invalid error", tt.typ, tt.props, err)
+		}
+		for _, k := range []error{mediation.ErrNotFound, mediation.ErrConflict, mediation.ErrBusy} {
+			if errors.Is(err, k) {
+				t.Errorf("AddAdapter(%s, %v) = %v: of kind %v too", tt.typ, tt.props, err, k)
+			}
+		}
+	}
+}

@@ -46,16 +46,17 @@ func (e *Engine) Identities(since uint64) []Identity {
 
 // SetIdentity gives component id the UUID and creation time it had, as a
 // store restoring the chain recorded them (see Identity). It fails with
-// ErrNotFound for an unknown component, ErrInvalid for an empty UUID.
+// ErrNotFound for an unknown component, ErrInvalid for an empty UUID, and,
+// as every change, ErrConflict once the engine is closed.
 func (ch *Chain) SetIdentity(id, uuid string, created time.Time) error {
-	if uuid == "" {
-		return errorf(ErrInvalid, "component %s: an identity needs a UUID", id)
-	}
-	c, err := ch.lockFind(id, false)
+	c, err := ch.lockFind(id, true)
 	if err != nil {
 		return err
 	}
 	defer ch.mu.Unlock()
+	if uuid == "" {
+		return errorf(ErrInvalid, "component %s: an identity needs a UUID", id)
+	}
 	c.uuid, c.created = uuid, created
 	return nil
 }

@@ -106,3 +106,28 @@ func TestIdentities(t *testing.T) {
 		t.Errorf("SetIdentity without a UUID = %v, want invalid", err)
 	}
 }
+
+// TestSetIdentityIsAChange checks that SetIdentity, which changes what a
+// component reports, fails as every change does on a chain of a closed
+// engine (ErrConflict, the identity kept) and on a deleted chain
+// (ErrNotFound, whatever the UUID).
+func TestSetIdentityIsAChange(t *testing.T) {
+	e := mediation.NewEngine(mediation.Config{})
+	ch := build(t, e, "c", adp("rest-in", "a", nil))
+	gone := build(t, e, "d", adp("rest-in", "a", nil))
+	if err := e.DeleteChain("d"); err != nil {
+		t.Fatal(err)
+	}
+	when := time.Date(2013, 4, 18, 10, 0, 0, 0, time.UTC)
+	if err := gone.SetIdentity("a", "", when); errKind(err) != "not found" {
+		t.Errorf("SetIdentity on a deleted chain = %v, want not found", err)
+	}
+	before, _ := ch.Component("a")
+	e.Close()
+	if err := ch.SetIdentity("a", "c/a/kept", when); errKind(err) != "conflict" {
+		t.Errorf("SetIdentity after Close = %v, want conflict", err)
+	}
+	if after, _ := ch.Component("a"); after.UUID != before.UUID || !after.Created.Equal(before.Created) {
+		t.Errorf("SetIdentity after Close changed the identity: %s %v, was %s %v", after.UUID, after.Created, before.UUID, before.Created)
+	}
+}

@@ -11,6 +11,7 @@ import (
 // Registry holds the component types and the linkers an Engine can create.
 // A Registry is safe for concurrent use; types and linkers registered while
 // engines run are usable at once. Several engines may share one registry.
+// The zero value is an empty registry, as NewEmptyRegistry returns.
 type Registry struct {
 	mu      sync.RWMutex
 	types   map[string]*Type
@@ -109,6 +110,9 @@ func (r *Registry) register(t Type, builtin bool) error {
 	defer r.mu.Unlock()
 	if _, dup := r.types[t.Name]; dup {
 		return errorf(ErrConflict, "type %s is already registered", t.Name)
+	}
+	if r.types == nil { // the zero Registry
+		r.types = map[string]*Type{}
 	}
 	r.types[t.Name] = &c
 	return nil
@@ -214,6 +218,9 @@ func (r *Registry) RegisterLinker(name string, l Linker, aliases ...string) erro
 		if _, dup := r.linkers[n]; dup || slices.Contains(names[:i], n) {
 			return errorf(ErrConflict, "linker %s is already registered", n)
 		}
+	}
+	if r.linkers == nil { // the zero Registry
+		r.linkers = map[string]linkerEntry{}
 	}
 	for _, n := range names {
 		r.linkers[n] = linkerEntry{name: name, linker: l}

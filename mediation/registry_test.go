@@ -472,3 +472,38 @@ func TestLinkDropper(t *testing.T) {
 		t.Errorf("dropped by a, b, b2 (-want +got):\n%s", diff)
 	}
 }
+
+// TestZeroRegistry checks that the zero Registry is an empty one, as
+// NewEmptyRegistry returns: registering a type or a linker in it (or an
+// alias) works rather than panicking on a nil map, and an engine can use it.
+func TestZeroRegistry(t *testing.T) {
+	var r mediation.Registry
+	if got := r.Types(); len(got) != 0 {
+		t.Errorf("Types of the zero registry = %v", got)
+	}
+	if _, err := r.Type("x"); !errors.Is(err, mediation.ErrNotFound) {
+		t.Errorf("Type on the zero registry = %v, want not found", err)
+	}
+	if err := r.Register(mediation.Type{Name: "src", Kind: mediation.KindAdapter, Pattern: mediation.PatternInOnly, Out: []string{"out"},
+		New: func(map[string]any, mediation.Env) (any, error) {
+			return mediation.InjectorFunc(func(m mediation.Message, out mediation.Emitter) error { out.Emit("out", m); return nil }), nil
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	var r2 mediation.Registry
+	if err := r2.RegisterLinker("direct2", mediation.LinkerFunc(func(map[string]any, mediation.Receiver) (mediation.Link, error) { return nil, nil }), "alias"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r2.SetLinkerAlias("other", "direct2"); err != nil {
+		t.Fatal(err)
+	}
+	if got := r2.Linkers(); len(got) != 3 {
+		t.Errorf("Linkers = %v, want three names", got)
+	}
+	e := mediation.NewEngine(mediation.Config{Registry: &r})
+	defer e.Close()
+	ch, _ := e.CreateChain("c")
+	if _, err := ch.AddAdapter("src", "a", nil); err != nil {
+		t.Fatal(err)
+	}
+}

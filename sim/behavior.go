@@ -334,8 +334,12 @@ func (c *DeviceContext) Emit(data any) {
 
 // After runs fn once d of simulated time has passed (at once, after what is
 // already due, when d is not positive), with a context of its own, unless
-// the device is removed first.
+// the device is removed first. It panics if fn is nil, at once, rather
+// than when the timer fires.
 func (c *DeviceContext) After(d time.Duration, fn func(c *DeviceContext)) {
+	if fn == nil {
+		panic("sim: DeviceContext.After with a nil function")
+	}
 	id := c.d.ID
 	t := &timer{}
 	t.fire = func(h *Home, _ int64) {

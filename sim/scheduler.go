@@ -566,7 +566,11 @@ func (h *Home) wakeDriver() {
 // runs on the goroutine that drives the simulation ([Home.Advance],
 // [Home.RunUntil] or [Home.Run]), without the home's lock, so it may call
 // any Home method. Nothing runs fn until simulated time is driven.
+// After panics if fn is nil, at once, rather than in the driver later.
 func (h *Home) After(d time.Duration, fn func()) {
+	if fn == nil {
+		panic("sim: After with a nil function")
+	}
 	h.lockChange()
 	defer h.mu.Unlock()
 	h.scheduleLocked(&timer{unlocked: true, fire: func(*Home, int64) { fn() }}, h.nowLocked()+max(d.Milliseconds(), 0))

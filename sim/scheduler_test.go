@@ -3,6 +3,8 @@ package sim_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -188,5 +190,39 @@ func TestRunDueAsTheDriver(t *testing.T) {
 	// 1,000 W over 60,000 s into 100,000 m³: P·Δt / (1200·V) = 0.5 K.
 	if got, want := temperature(t, h, "room"), 293.15+0.5; !near(got, want) {
 		t.Errorf("Temperature = %v, want %v", got, want)
+	}
+}
+
+// TestAfterNilPanicsAtOnce checks that After and DeviceContext.After given
+// a nil function panic when called, as they document, not later in
+// whatever drives the home (the panic of a nil call in Home.Run's goroutine
+// would end a server, far from the mistake), and leave nothing scheduled.
+func TestAfterNilPanicsAtOnce(t *testing.T) {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+	panics := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "nil function") {
+				t.Errorf("%s: recovered %v, want a panic about a nil function", name, r)
+			}
+		}()
+		f()
+	}
+	panics("Home.After", func() { home.After(time.Second, nil) })
+	called := false
+	if err := home.Kinds().Register(sim.Kind{Name: "Timer", Behavior: sim.Behavior{Every: time.Second, Tick: func(c *sim.DeviceContext) {
+		called = true
+		panics("DeviceContext.After", func() { c.After(time.Second, nil) })
+	}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := home.CreateDevice(sim.DeviceSpec{ID: "t", Type: "Timer"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Advance(3 * time.Second); err != nil { // nothing nil left to call
+		t.Fatal(err)
+	}
+	if !called {
+		t.Error("the behaviour never ticked")
 	}
 }

@@ -87,8 +87,14 @@ type Event struct {
 // slow the simulation down.
 var ErrSlowSubscriber = errors.New("subscriber too slow: disconnected")
 
+// MaxSubscriptionBuffer is the largest buffer a subscription gets
+// ([Home.Subscribe]): a channel of 1<<20 events, some 200 MiB of address
+// space.
+const MaxSubscriptionBuffer = 1 << 20
+
 // Subscription receives the events of a [Home] on C, in order, until it is
-// closed. It is safe for concurrent use.
+// closed. It is safe for concurrent use. Get one from [Home.Subscribe]: the
+// zero Subscription is not usable (its Close and Err panic).
 type Subscription struct {
 	// C delivers the events. It is closed when the subscription ends, by
 	// Close or because the subscriber fell behind.
@@ -100,13 +106,12 @@ type Subscription struct {
 }
 
 // Subscribe starts a subscription whose channel buffers up to buffer events
-// (at least 1). Events are never blocked on: when the buffer is full the
+// (at least 1, at most [MaxSubscriptionBuffer]: a larger buffer is that
+// many). Events are never blocked on: when the buffer is full the
 // subscription is closed and Err returns [ErrSlowSubscriber]. Call Close when
 // done.
 func (h *Home) Subscribe(buffer int) *Subscription {
-	if buffer < 1 {
-		buffer = 1
-	}
+	buffer = min(max(buffer, 1), MaxSubscriptionBuffer)
 	ch := make(chan Event, buffer)
 	s := &Subscription{C: ch, ch: ch, home: h}
 	h.mu.Lock()

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -730,5 +731,25 @@ func TestObserveDuringDelivery(t *testing.T) {
 				t.Errorf("the last event is %d, want %d", last.Seq, h.EventSeq())
 			}
 		})
+	}
+}
+
+// TestSubscribeHugeBuffer checks that Subscribe takes any buffer size, as its
+// doc allows: math.MaxInt made make panic with "makechan: size out of
+// range" (and a smaller huge one would exhaust memory); past
+// MaxSubscriptionBuffer it is MaxSubscriptionBuffer, and the subscription
+// works.
+func TestSubscribeHugeBuffer(t *testing.T) {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+	sub := home.Subscribe(math.MaxInt)
+	defer sub.Close()
+	if c := cap(sub.C); c != sim.MaxSubscriptionBuffer {
+		t.Errorf("Subscribe(math.MaxInt) buffers %d events, want %d", c, sim.MaxSubscriptionBuffer)
+	}
+	if _, err := home.CreateZone(sim.ZoneSpec{ID: "z", RightX: 1, BottomY: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if e := <-sub.C; e.Type != sim.EventZoneAdded {
+		t.Errorf("got %s, want zone-added", e.Type)
 	}
 }

@@ -89,8 +89,12 @@ type homeEntry struct {
 func (e *homeEntry) serving() bool { return e != nil && e.handler != nil && !e.stopping }
 
 // NewHomes returns an empty set of homes built by factory, holding at most
-// max homes (zero means [DefaultMaxHomes]).
+// max homes (zero or less means [DefaultMaxHomes]). It panics if factory is
+// nil: every home is built by it.
 func NewHomes(factory HomeFactory, max int) *Homes {
+	if factory == nil {
+		panic("httpapi: NewHomes with a nil factory")
+	}
 	if max <= 0 {
 		max = DefaultMaxHomes
 	}

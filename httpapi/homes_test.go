@@ -770,3 +770,15 @@ func TestHomeDeleteDoesNotWaitForAStalledClient(t *testing.T) {
 		}
 	})
 }
+
+// TestNewHomesNilFactory checks that NewHomes refuses a nil factory when it
+// is called, as it documents, rather than take it and answer every POST
+// /homes/{home} with a 500 from the nil call, far from the mistake.
+func TestNewHomesNilFactory(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "nil factory") {
+			t.Errorf("NewHomes(nil, 0): recovered %v, want a panic about a nil factory", r)
+		}
+	}()
+	httpapi.NewHomes(nil, 0)
+}

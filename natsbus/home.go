@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/nats-io/nats.go"
 
@@ -45,6 +46,13 @@ func HomeSubject(prefix, home string, e sim.Event) string {
 // <prefix>.<name>.devices.<id>.error. Empty prefix means [DefaultPrefix].
 // Call stop to end both.
 //
+// prefix and name must each be one token of a subject: not empty (but for
+// prefix), without '.', the wildcards '*' and '>', whitespace or control
+// characters; otherwise the error is of kind Invalid (mediation.ErrInvalid),
+// and nothing is published. A name "*" would answer the device updates of
+// every home on the server, and a ">" would make the server close nc.
+// PublishHome panics if home is nil.
+//
 // Events are published in order on a goroutine of their own, so that a NATS
 // server that stalls holds up no change of the home. While it does, up to
 // 64 MiB of events wait; past that they are dropped: a gap in the events'
@@ -72,8 +80,17 @@ func PublishHomeWith(nc *nats.Conn, prefix, name string, home *sim.Home, update 
 // publishHome is PublishHomeWith with at most limit bytes of events
 // waiting.
 func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update DeviceUpdater, limit int) (stop func(), err error) {
+	if home == nil {
+		panic("natsbus: PublishHome with a nil home")
+	}
 	if prefix == "" {
 		prefix = DefaultPrefix
+	}
+	if err := checkToken("prefix", prefix); err != nil {
+		return nil, err
+	}
+	if err := checkToken("home name", name); err != nil {
+		return nil, err
 	}
 	base := prefix + "." + name
 	sub, err := nc.Subscribe(base+".devices.*.set", func(msg *nats.Msg) {
@@ -113,6 +130,22 @@ func publishHome(nc *nats.Conn, prefix, name string, home *sim.Home, update Devi
 		sub.Unsubscribe()
 		pub.close()
 	}, nil
+}
+
+// checkToken validates s, the prefix or the name of a home's subjects, as
+// one token of a subject: a wildcard in it would subscribe to other homes'
+// device updates ("*") or, before the last token, make the server close the
+// connection (">"), and a '.' would make it two tokens.
+func checkToken(what, s string) error {
+	if s == "" {
+		return invalidf("%s is empty: want one subject token", what)
+	}
+	if len(s) > 255 || strings.ContainsFunc(s, func(r rune) bool {
+		return r == '.' || r == '*' || r == '>' || unicode.IsSpace(r) || unicode.IsControl(r)
+	}) {
+		return invalidf("%s %q: want one subject token, without '.', '*', '>' or whitespace", what, s)
+	}
+	return nil
 }
 
 // publishQueueBytes bounds the events of one home waiting for NATS.

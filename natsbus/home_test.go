@@ -2,12 +2,14 @@ package natsbus_test
 
 import (
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	mqtt "github.com/eclipse/paho.mqtt.golang"
 	"github.com/nats-io/nats.go"
 
+	"github.com/pervasim/pervasim/mediation"
 	"github.com/pervasim/pervasim/natsbus"
 	"github.com/pervasim/pervasim/sim"
 )
@@ -187,4 +189,41 @@ func TestDeviceRequestWithBadEscape(t *testing.T) {
 	if m := <-errs; m.Subject != "pervasim.lab.devices.lamp.error" {
 		t.Errorf("the error of an update to l%%61mp came on %s, want the lamp's error subject", m.Subject)
 	}
+}
+
+// TestPublishHomeChecksItsTokens checks that PublishHome refuses a prefix
+// or name that is not one subject token, with an invalid error, before it
+// subscribes: a name ">" made the server close the connection (cutting
+// every chain and home that shares it from NATS), and a name "*" answered,
+// and applied to this home, the device updates sent to every other home.
+func TestPublishHomeChecksItsTokens(t *testing.T) {
+	_, nc := startNATS(t)
+	home := sim.MustNew(sim.Config{})
+	if _, err := home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "iCasa.BinaryLight"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ prefix, name string }{
+		{"", ">"}, {"", "*"}, {"", "a.b"}, {"", ""}, {"", "x y"}, {"", "x>"},
+		{">", "lab"}, {"*", "lab"}, {"a.b", "lab"}, {"p\n", "lab"},
+	} {
+		stop, err := natsbus.PublishHome(nc, tt.prefix, tt.name, home)
+		if !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("PublishHome(%q, %q) = %v, want an invalid error", tt.prefix, tt.name, err)
+		}
+		if stop != nil {
+			stop()
+		}
+	}
+	if err := nc.Flush(); err != nil || !nc.IsConnected() {
+		t.Fatalf("the connection after the refusals: %v, %v", err, nc.Status())
+	}
+	// Nothing answers for a home that was not published.
+	if _, err := nc.Request("pervasim.kitchen.devices.lamp.set", []byte(`{"properties":{"power_status":true}}`), 5*time.Second); !errors.Is(err, nats.ErrNoResponders) {
+		t.Errorf("a request for another home = %v, want no responders", err)
+	}
+	stop, err := natsbus.PublishHome(nc, "acme-1", "lab_2", home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
 }

@@ -88,7 +88,7 @@ const (
 )
 
 // Bridge feeds the device-in adapters of an engine from a home. Create it
-// with New; Close stops it.
+// with New; Close stops it. A Bridge is safe for concurrent use.
 type Bridge struct {
 	home   *sim.Home
 	engine *mediation.Engine
@@ -145,7 +145,7 @@ func New(home *sim.Home, engine *mediation.Engine) (*Bridge, error) {
 }
 
 // Close stops feeding device-in adapters. The types stay registered; their
-// adapters emit nothing more.
+// adapters emit nothing more. Close is safe to call more than once.
 func (b *Bridge) Close() { b.stop() }
 
 // stringList reads a property holding a list: an array of strings, or one

@@ -540,7 +540,8 @@ func withPort(end string) string {
 }
 
 // Write writes d as DSCilia, indented, so that Parse reads back the same
-// document. It fails on a property value that JSON cannot hold.
+// document. It fails on a property value that JSON cannot hold. It panics
+// if d is nil.
 func Write(w io.Writer, d *Document) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

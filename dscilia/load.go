@@ -538,7 +538,7 @@ func (p *placeholder) Drain() []mediation.Held {
 
 // Export describes ch as a DSCilia chain: its components with their
 // properties and its bindings with their linkers (the default linker
-// left out).
+// left out). It panics if ch is nil.
 func Export(ch *mediation.Chain) (Chain, error) {
 	info, err := ch.Info()
 	if err != nil {

@@ -38,6 +38,8 @@ type Config struct {
 	// engine and the components and bindings of each chain; creating one
 	// more fails with ErrBusy. Defaults: DefaultMaxChains (1,000),
 	// DefaultMaxComponents (1,000) and DefaultMaxBindings (10,000).
+	// A negative bound, as a negative MaxDeliveries, allows none: no
+	// chain, component or binding can be made, no message delivered.
 	MaxChains, MaxComponents, MaxBindings int
 }
 

@@ -237,7 +237,8 @@ func encode(subject string, m mediation.Message) (*nats.Msg, error) {
 // such as MQTT clients can send text), the properties from their headers,
 // and the id, when there is one, into the PropID property. Text that is not
 // valid UTF-8 has its bad bytes replaced by U+FFFD. A property
-// header that is not JSON is an error. Decode is safe for concurrent use.
+// header that is not JSON is an error. Decode is safe for concurrent use;
+// it panics if msg is nil.
 func Decode(msg *nats.Msg) (mediation.Message, error) {
 	var m mediation.Message
 	if len(msg.Data) > 0 {

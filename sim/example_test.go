@@ -226,3 +226,34 @@ func ExampleParseScript() {
 	// 0s create-zone map[X-Length:200 Y-Length:150 id:kitchen leftX:0 topY:0]
 	// 1m30s modify-zone-variable map[value:293.15 variable:Temperature zoneId:kitchen]
 }
+
+// Subscribe watches a home from a goroutine of the reader's own: the events
+// wait in the subscription's buffer, in order, and the channel closes when
+// the subscription is closed (or the reader falls more than the buffer
+// behind, which Err then reports).
+func ExampleHome_Subscribe() {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock(), Location: time.UTC})
+	sub := home.Subscribe(100)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for e := range sub.C {
+			fmt.Println(strings.TrimSpace(fmt.Sprintln(e.Seq, e.Type, e.ZoneID+e.DeviceID, e.Property)))
+		}
+	}()
+
+	home.CreateZone(sim.ZoneSpec{ID: "hall", RightX: 100, BottomY: 100})
+	x, y := 10, 10
+	home.CreateDevice(sim.DeviceSpec{ID: "lamp", Type: "BinaryLight", PositionX: &x, PositionY: &y})
+	home.DeleteZone("hall")
+	sub.Close()
+	<-done
+	fmt.Println("err:", sub.Err())
+	// Output:
+	// 1 zone-added hall
+	// 2 device-added lamp
+	// 3 zone-variable-added hall Illuminance
+	// 4 zone-removed hall
+	// 5 device-property-removed lamp Location
+	// err: <nil>
+}

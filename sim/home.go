@@ -303,7 +303,10 @@ func (h *Home) setClockLocked(u ClockUpdate) Clock {
 	return c
 }
 
-// Reset removes every zone, device and person; the clock is kept.
+// Reset removes every zone, device and person, each with its removal event
+// (the persons', then the devices', then the zones'). It keeps the clock,
+// the environment, the script player's scripts (one that plays plays on,
+// as a script's reset-context needs) and what [Home.After] scheduled.
 func (h *Home) Reset() {
 	h.lockChange()
 	defer h.unlockChange()

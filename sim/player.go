@@ -184,6 +184,8 @@ const (
 // [Home.ScriptBytes]: the bytes of its text, [ScriptActionBytes] for each
 // action and [ScriptAttributeBytes] for each of their attributes, about
 // what the player holds for it.
+//
+// It panics if s is nil.
 func ScriptCost(source []byte, s *Script) int {
 	n := len(source) + ScriptActionBytes*len(s.Actions)
 	for _, a := range s.Actions {

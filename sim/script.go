@@ -196,7 +196,7 @@ func (s *Script) Duration() time.Duration {
 // h, except create-device with a width or height (a create, then an update)
 // and the commands that read h first (move-zone, resize-zone,
 // add-zone-variable, move-device-zone, move-person-zone and
-// set-device-property without a type).
+// set-device-property without a type). Apply panics if h is nil.
 func (a Action) Apply(h *Home) error {
 	run, err := prepareAction(a.Command, a.Args, h.kinds)
 	if err == nil {

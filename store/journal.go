@@ -42,8 +42,9 @@ type File interface {
 	Close() error
 }
 
-// Journal is an append-only file of checksummed records. Append is safe for
-// concurrent use: the callers of one moment share a write and an fsync.
+// Journal is an append-only file of checksummed records. A Journal is safe
+// for concurrent use: the callers of Append of one moment share a write
+// and an fsync.
 type Journal struct {
 	path string
 	f    File
@@ -271,7 +272,7 @@ func (j *Journal) Last() uint64 {
 }
 
 // Close waits for the appends under way and closes the file. Later
-// appends fail.
+// appends fail. Closing a closed journal does nothing and returns nil.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {

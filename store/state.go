@@ -99,6 +99,8 @@ type State struct {
 	// openJournal opens a new journal; tests give one on a full disk.
 	openJournal func(path string) (*Journal, error)
 	closed      chan struct{}
+	running     bool // guarded by mu: Open succeeded, and its loop runs
+	ended       bool // guarded by mu: Close took its last snapshot
 	closeOnce   sync.Once
 	closeErr    error // what Close returns
 	done        chan struct{}
@@ -220,6 +222,11 @@ func New(cfg Config) *State {
 // guard: replayed changes were let through once), and starts a new journal
 // and the snapshots. It reports whether there was a state to restore.
 func (s *State) Open(api http.Handler) (bool, error) {
+	select {
+	case <-s.closed:
+		return false, ErrClosed
+	default:
+	}
 	s.cfg.Handler = api
 	cfg := s.cfg
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
@@ -235,6 +242,19 @@ func (s *State) Open(api http.Handler) (bool, error) {
 		s.unlock()
 		return false, err
 	}
+	s.mu.Lock()
+	select {
+	case <-s.closed: // Close came while Open ran, and found nothing to close
+		j := s.journal
+		s.journal = nil
+		s.mu.Unlock()
+		j.Close()
+		s.unlock()
+		return false, ErrClosed
+	default:
+	}
+	s.running = true
+	s.mu.Unlock()
 	s.cfg.Home.SetActionHook(s.applyAction)
 	go s.run()
 	return restored, nil
@@ -278,6 +298,10 @@ func (s *State) applyAction(a sim.Action, apply func() error) error {
 	}
 	return err
 }
+
+// ErrClosed is the error of a State's Open and Snapshot once Close was
+// called, and of Snapshot before Open.
+var ErrClosed = errors.New("store: the state is not open")
 
 // unlock lets the directory's lock go.
 func (s *State) unlock() {
@@ -966,10 +990,18 @@ func snapshotPause(every, took time.Duration) time.Duration {
 
 // Snapshot writes a snapshot of the state now and removes what it makes
 // obsolete. It takes its turn among the changes, so that it holds exactly
-// the changes journaled before it.
+// the changes journaled before it. Before Open (or after one that
+// failed) and after Close it writes nothing and returns ErrClosed: the
+// directory is not the State's then (another server may hold it).
 func (s *State) Snapshot() error {
 	s.snapMu.Lock()
 	defer s.snapMu.Unlock()
+	s.mu.Lock()
+	open := s.journal != nil && !s.ended
+	s.mu.Unlock()
+	if !open {
+		return ErrClosed
+	}
 	return s.snapshot()
 }
 
@@ -1119,19 +1151,29 @@ func syncDir(dir string) error {
 
 // Close writes a last snapshot and closes the journal. It is safe to call
 // more than once, and concurrently: every call returns once that is done,
-// with its error.
+// with its error. Close of a State never opened, or whose Open failed, does
+// nothing and returns nil; the State cannot be opened after it.
 func (s *State) Close() error {
 	s.closeOnce.Do(func() { s.closeErr = s.close() })
 	return s.closeErr
 }
 
 func (s *State) close() error {
-	close(s.closed)
-	<-s.done
-	err := s.Snapshot()
 	s.mu.Lock()
+	close(s.closed)
+	running := s.running
+	s.mu.Unlock()
+	if !running { // never opened, or its Open failed: nothing to close
+		return nil
+	}
+	<-s.done
+	s.snapMu.Lock()
+	err := s.snapshot()
+	s.mu.Lock()
+	s.ended = true
 	j := s.journal
 	s.mu.Unlock()
+	s.snapMu.Unlock()
 	if cerr := j.Close(); err == nil {
 		err = cerr
 	}

@@ -1427,3 +1427,48 @@ func TestStateReplayKeepsChainsInStep(t *testing.T) {
 		t.Errorf("g = %v after the replay, want 0.9, as acknowledged: the chain's change was applied after the later one", got)
 	}
 }
+
+// TestStateNotOpen checks a State outside Open and Close: Close of one never
+// opened returned only when a loop that was never started ended (for ever),
+// Snapshot before Open made a journal in a directory it had not locked and
+// then panicked, and Snapshot after Close wrote a snapshot into a directory
+// whose lock it had let go (another server may hold it by then). Now Close
+// does nothing, Snapshot and a later Open fail with ErrClosed, and the
+// directory is left as it was.
+func TestStateNotOpen(t *testing.T) {
+	home := sim.MustNew(sim.Config{WallClock: clock.NewMock()})
+	engine := mediation.NewEngine(mediation.Config{})
+	defer engine.Close()
+
+	dir := filepath.Join(t.TempDir(), "state")
+	st := store.New(store.Config{Dir: dir, Home: home, Engine: engine})
+	if err := st.Snapshot(); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Snapshot before Open = %v, want ErrClosed", err)
+	}
+	if err := st.Close(); err != nil { // returns: nothing to close
+		t.Errorf("Close before Open = %v", err)
+	}
+	if _, err := st.Open(httpapi.NewHandler(httpapi.Config{Home: home}).API()); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Open after Close = %v, want ErrClosed", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the state directory was made: %v", err)
+	}
+
+	opened := t.TempDir()
+	s, _ := open(t, opened)
+	if err := s.st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadDir(opened)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.st.Snapshot(); !errors.Is(err, store.ErrClosed) {
+		t.Errorf("Snapshot after Close = %v, want ErrClosed", err)
+	}
+	after, _ := os.ReadDir(opened)
+	if len(after) != len(before) {
+		t.Errorf("Snapshot after Close changed the directory: %v, was %v", after, before)
+	}
+}

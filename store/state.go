@@ -1167,6 +1167,9 @@ func (s *State) close() error {
 		return nil
 	}
 	<-s.done
+	// The script player's actions apply as without a state from now on:
+	// the last snapshot holds what they did until it.
+	s.cfg.Home.SetActionHook(nil)
 	s.snapMu.Lock()
 	err := s.snapshot()
 	s.mu.Lock()

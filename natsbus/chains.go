@@ -267,6 +267,12 @@ func (c *Chains) newIn(props map[string]any, env mediation.Env) (any, error) {
 	if err := checkName("durable", in.durable); err != nil {
 		return nil, err
 	}
+	// The client refuses to subscribe with such a queue group: the chain
+	// would start and its adapter take nothing in, with only an error
+	// counted.
+	if strings.ContainsAny(in.queue, " \t\r\n\f") {
+		return nil, invalidf("property \"queue\" %q: want a name without spaces", in.queue)
+	}
 	if in.stream != "" && in.queue != "" {
 		return nil, invalidf("a JetStream consumer takes no queue group: consumers sharing a durable name share its messages")
 	}

@@ -633,6 +633,28 @@ func TestSubjectWithInnerFullWildcard(t *testing.T) {
 	}
 }
 
+// TestQueueGroupWithSpacesRefused: a nats-in whose queue group has
+// whitespace is refused when it is made. It used to be taken; the client
+// then refused to subscribe as the chain started, and the adapter took
+// nothing in, with only an error counted.
+func TestQueueGroupWithSpacesRefused(t *testing.T) {
+	_, nc := startNATS(t)
+	e, _ := engine(t, nc)
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, queue := range []string{"two words", "a\tb", "a\fb", "a\nb"} {
+		_, err := ch.AddComponent(mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "work", "queue": queue})
+		if !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("nats-in with queue %q: %v, want an invalid-property error", queue, err)
+		}
+	}
+	if _, err := ch.AddComponent(mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "work", "queue": " workers "}); err != nil {
+		t.Errorf("nats-in with queue \" workers \": %v", err)
+	}
+}
+
 // TestNATSInStartsWhileDisconnected: a chain with nats-in adapters starts
 // at once while NATS is down, and they take in once it is back. Each
 // used to wait for its flush to time out (5s), holding the chain's lock,

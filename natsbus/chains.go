@@ -122,7 +122,9 @@ func checkSubject(s string, wildcards bool) error {
 	if s == "" {
 		return invalidf("property \"subject\" is required")
 	}
-	if len(s) > 1024 || strings.ContainsAny(s, " \t\r\n") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.Contains(s, "..") {
+	// A form feed is whitespace to the server too: JetStream refuses a
+	// stream or consumer on such a subject, as the chain starts.
+	if len(s) > 1024 || strings.ContainsAny(s, " \t\r\n\f") || strings.HasPrefix(s, ".") || strings.HasSuffix(s, ".") || strings.Contains(s, "..") {
 		return invalidf("subject %q: want dot-separated tokens without spaces", s)
 	}
 	if !wildcards && strings.ContainsAny(s, "*>") {

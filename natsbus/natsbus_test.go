@@ -655,6 +655,36 @@ func TestQueueGroupWithSpacesRefused(t *testing.T) {
 	}
 }
 
+// TestSubjectWithFormFeedRefused: a subject with a form feed, which the
+// server counts as whitespace, is refused when a nats-in, a nats-out or a
+// nats binding is made. It used to be taken, and with a stream JetStream
+// refused it as the chain started or published: only errors were counted.
+func TestSubjectWithFormFeedRefused(t *testing.T) {
+	_, nc := startNATS(t)
+	e, _ := engine(t, nc)
+	ch, err := e.CreateChain("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []comp{
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "a\fb", "stream": "S"}},
+		{mediation.KindAdapter, natsbus.NATSIn, "in", map[string]any{"subject": "a.\f"}},
+		{mediation.KindAdapter, natsbus.NATSOut, "out", map[string]any{"subject": "a\fb", "stream": "S"}},
+	} {
+		if _, err := ch.AddComponent(c.kind, c.typ, c.id, c.props); !errors.Is(err, mediation.ErrInvalid) {
+			t.Errorf("%s %q: %v, want an invalid-property error", c.typ, c.props, err)
+		}
+	}
+	for _, c := range []comp{{mediation.KindAdapter, "rest-in", "a", nil}, {mediation.KindAdapter, "sink", "b", nil}} {
+		if _, err := ch.AddComponent(c.kind, c.typ, c.id, c.props); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := ch.Bind("a:out", "b:in", "nats", map[string]any{"subject": "a\fb", "stream": "S"}); !errors.Is(err, mediation.ErrInvalid) {
+		t.Errorf("nats binding on \"a\\fb\": %v, want an invalid-property error", err)
+	}
+}
+
 // TestNATSInStartsWhileDisconnected: a chain with nats-in adapters starts
 // at once while NATS is down, and they take in once it is back. Each
 // used to wait for its flush to time out (5s), holding the chain's lock,

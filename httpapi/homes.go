@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -386,7 +387,8 @@ func (s *server) homeRoutes(r router) {
 					writeError(w, r, invalidf("the body must be a JSON object with an optional \"physics\": %v", err))
 					return
 				}
-				if dec.More() {
+				// More would let a "]" or "}" after the object through.
+				if _, err := dec.Token(); err != io.EOF {
 					writeError(w, r, invalidf("the body must hold one JSON object"))
 					return
 				}

@@ -272,16 +272,10 @@ func (s *State) applyAction(a sim.Action, apply func() error) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	if s.journal == nil { // not open: the hook is set once it is
-		s.mu.Unlock()
+	t, g, wait, open := s.take(payload)
+	if !open { // the hook is set once it is
 		return apply()
 	}
-	t := s.ticket
-	s.ticket++
-	g := s.gen
-	wait := s.journal.enqueue(payload)
-	s.mu.Unlock()
 	seq, jerr := wait()
 	s.waitTurn(t)
 	defer s.endTurn(t)
@@ -291,7 +285,7 @@ func (s *State) applyAction(a sim.Action, apply func() error) error {
 	before := s.cfg.Home.Clock()
 	err = apply()
 	if c := s.cfg.Home.Clock(); clockMoved(before, c) {
-		after := record{For: &recordID{Journal: g, Seq: seq}, Clock: &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}}
+		after := record{For: &recordID{Journal: g, Seq: seq}, Clock: clockMeta(c)}
 		if aerr := s.append(after); aerr != nil {
 			s.log.Warn("the clock an action left was not journaled", "err", aerr)
 		}
@@ -833,20 +827,14 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			httpapi.WriteError(w, r, err) // 500: strings and bytes always marshal
 			return
 		}
-		s.mu.Lock()
-		if s.journal == nil {
+		t, g, wait, open := s.take(payload)
+		if !open {
 			// Not open yet: the state is being restored (a device update
 			// over NATS may come meanwhile), and a change now would be
 			// neither journaled nor ordered after what is replayed.
-			s.mu.Unlock()
 			httpapi.WriteError(w, r, errkind.Errorf(errkind.Busy, "the server is starting: its state is being restored"))
 			return
 		}
-		t := s.ticket
-		s.ticket++
-		g := s.gen
-		wait := s.journal.enqueue(payload)
-		s.mu.Unlock()
 		seq, jerr := wait()
 		s.waitTurn(t)
 		turn := true // held: ended below, or here should h panic
@@ -877,7 +865,7 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 			after.Identities = s.cfg.Engine.Identities(made)
 		}
 		if c := s.cfg.Home.Clock(); clockMoved(before, c) {
-			after.Clock = &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}
+			after.Clock = clockMeta(c)
 		}
 		if after.Void || after.Identities != nil || after.Clock != nil {
 			if err := s.append(after); err != nil {
@@ -888,6 +876,25 @@ func (s *State) Wrap(h http.Handler) http.Handler {
 		s.endTurn(t)
 		held.send()
 	})
+}
+
+// take queues payload in the journal and hands it a ticket, its turn
+// among the changes, with the journal's generation and the function that
+// waits for the record to be on disk; false when the journal is not open.
+func (s *State) take(payload []byte) (t uint64, g int, wait func() (uint64, error), open bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.journal == nil {
+		return 0, 0, nil, false
+	}
+	t, g = s.ticket, s.gen
+	s.ticket++
+	return t, g, s.journal.enqueue(payload), true
+}
+
+// clockMeta is what a record keeps of clock c.
+func clockMeta(c sim.Clock) *meta {
+	return &meta{StartDate: c.StartDate, Time: c.CurrentTime, Factor: c.Factor, Paused: c.Pause}
 }
 
 // clockMoved reports whether the clock was changed between two readings:

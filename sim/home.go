@@ -110,7 +110,7 @@ type Home struct {
 // date.
 func New(cfg Config) (*Home, error) {
 	h := &Home{wall: cfg.WallClock, loc: cfg.Location, wake: make(chan struct{}, 1),
-		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors(), scripts: new(scriptPlayer)}
+		physics: cfg.Physics, kinds: cfg.Kinds, env: defaultOutdoors()}
 	switch h.physics {
 	case "":
 		h.physics = PhysicsContract
@@ -234,6 +234,12 @@ func (h *Home) Generation() uint64 { return h.gen.Load() }
 func (h *Home) SetActionHook(hook func(a Action, apply func() error) error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.scripts == nil {
+		if hook == nil {
+			return
+		}
+		h.scripts = new(scriptPlayer)
+	}
 	h.scripts.hook = hook
 }
 

@@ -47,10 +47,32 @@ type ScriptInfo struct {
 
 // scriptPlayer is the script player: its scripts, and the hook its actions
 // are applied through (see Home.SetActionHook). It is apart from the Home,
-// which keeps within a size class of the allocator.
+// which keeps within a size class of the allocator, and made with the
+// first script or hook: a nil one has neither (its get, all and remove
+// say so), and most homes never play a script.
 type scriptPlayer struct {
 	ordered[playerScript, *playerScript]
 	hook func(Action, func() error) error
+}
+
+func (sp *scriptPlayer) get(id string) (*playerScript, bool) {
+	if sp == nil {
+		return nil, false
+	}
+	return sp.ordered.get(id)
+}
+
+func (sp *scriptPlayer) all() []*playerScript {
+	if sp == nil {
+		return nil
+	}
+	return sp.ordered.all()
+}
+
+func (sp *scriptPlayer) remove(id string) {
+	if sp != nil {
+		sp.ordered.remove(id)
+	}
 }
 
 // playerScript is a script known to the player, and its run.
@@ -146,6 +168,9 @@ func (h *Home) AddScript(id string, source []byte) (ScriptInfo, error) {
 		*old = *p
 		h.publishScriptLocked(EventScriptUpdated, old)
 		return old.info(h.loc), nil
+	}
+	if h.scripts == nil {
+		h.scripts = new(scriptPlayer)
 	}
 	h.scripts.add(id, p)
 	h.publishScriptLocked(EventScriptAdded, p)

@@ -400,30 +400,22 @@ func (s *State) open() (bool, error) {
 // later start restores instead of setting it up. A journal it cannot
 // read counts as a state, for Open to report.
 func HasState(dir string) (bool, error) {
-	entries, err := os.ReadDir(dir)
+	snaps, journals, _, err := stateFiles(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
-	if err != nil {
-		return false, err
+	if err != nil || len(snaps) > 0 {
+		return err == nil, err
 	}
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case strings.HasPrefix(name, "snapshot-") && !strings.HasSuffix(name, ".tmp"):
+	for _, g := range journals {
+		changes := false
+		_, _, _, err := Scan(journalFile(dir, g), func(_ uint64, payload []byte) error {
+			var r record
+			changes = changes || json.Unmarshal(payload, &r) != nil || r.Journal == 0 // not a header
+			return nil
+		})
+		if err != nil || changes {
 			return true, nil
-		case strings.HasPrefix(name, "journal-"):
-			changes := false
-			_, _, _, err := Scan(filepath.Join(dir, name), func(_ uint64, payload []byte) error {
-				var r record
-				if json.Unmarshal(payload, &r) != nil || r.Journal == 0 {
-					changes = true
-				}
-				return nil
-			})
-			if err != nil || changes {
-				return true, nil
-			}
 		}
 	}
 	return false, nil
@@ -433,8 +425,11 @@ func HasState(dir string) (bool, error) {
 // on while it uses the directory (see lockDir).
 const lockName = "lock"
 
-func (s *State) journalPath(g int) string {
-	return filepath.Join(s.cfg.Dir, fmt.Sprintf("journal-%09d", g))
+func (s *State) journalPath(g int) string { return journalFile(s.cfg.Dir, g) }
+
+// journalFile is the path of journal g in dir.
+func journalFile(dir string, g int) string {
+	return filepath.Join(dir, fmt.Sprintf("journal-%09d", g))
 }
 
 func (s *State) snapshotPath(g int) string {
@@ -445,32 +440,44 @@ func (s *State) snapshotPath(g int) string {
 // journals, in order. Unfinished snapshots (a crash while writing one) are
 // removed.
 func (s *State) listing() (snaps, journals []int, err error) {
-	entries, err := os.ReadDir(s.cfg.Dir)
+	snaps, journals, unfinished, err := stateFiles(s.cfg.Dir)
+	for _, name := range unfinished {
+		os.RemoveAll(filepath.Join(s.cfg.Dir, name))
+	}
+	return snaps, journals, err
+}
+
+// stateFiles returns the generations of dir's complete snapshots and of
+// its journals, in order, and the names of its unfinished snapshots. A
+// name that starts as theirs but has no generation is an error.
+func stateFiles(dir string) (snaps, journals []int, unfinished []string, err error) {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, e := range entries {
 		name := e.Name()
+		var list *[]int
 		switch {
 		case strings.HasPrefix(name, "snapshot-") && strings.HasSuffix(name, ".tmp"):
-			os.RemoveAll(filepath.Join(s.cfg.Dir, name))
+			unfinished = append(unfinished, name)
+			continue
 		case strings.HasPrefix(name, "snapshot-"):
-			g, err := strconv.Atoi(strings.TrimPrefix(name, "snapshot-"))
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: not a file of pervasim's state", filepath.Join(s.cfg.Dir, name))
-			}
-			snaps = append(snaps, g)
+			list = &snaps
 		case strings.HasPrefix(name, "journal-"):
-			g, err := strconv.Atoi(strings.TrimPrefix(name, "journal-"))
-			if err != nil {
-				return nil, nil, fmt.Errorf("%s: not a file of pervasim's state", filepath.Join(s.cfg.Dir, name))
-			}
-			journals = append(journals, g)
+			list = &journals
+		default:
+			continue
 		}
+		g, err := strconv.Atoi(name[strings.IndexByte(name, '-')+1:])
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: not a file of pervasim's state", filepath.Join(dir, name))
+		}
+		*list = append(*list, g)
 	}
 	slices.Sort(snaps)
 	slices.Sort(journals)
-	return snaps, journals, nil
+	return snaps, journals, unfinished, nil
 }
 
 // readMeta reads snapshot g's meta.json.

@@ -667,9 +667,7 @@ func TestHomeRoutesVaryOnce(t *testing.T) {
 func TestHomeDeleteLetsRequestsFinish(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		entered, release := make(chan struct{}), make(chan struct{})
-		var stopped atomic.Bool
-		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-			engine := mediation.NewEngine(mediation.Config{})
+		h, stopped := labHome(t, func(engine *mediation.Engine) error {
 			err := engine.Registry().Register(mediation.Type{Name: "slow", Kind: mediation.KindMediator, In: []string{"in"}, Out: []string{"out"},
 				New: func(map[string]any, mediation.Env) (any, error) {
 					return mediation.ProcessorFunc(func(_ string, m mediation.Message, out mediation.Emitter) error {
@@ -680,7 +678,7 @@ func TestHomeDeleteLetsRequestsFinish(t *testing.T) {
 					}), nil
 				}})
 			if err != nil {
-				return httpapi.HomeParts{}, err
+				return err
 			}
 			ch, _ := engine.CreateChain("c")
 			ch.AddAdapter("rest-in", "in", nil)
@@ -688,20 +686,8 @@ func TestHomeDeleteLetsRequestsFinish(t *testing.T) {
 			ch.AddAdapter("rest-out", "out", nil)
 			ch.Bind("in:out", "slow:in", "", nil)
 			ch.Bind("slow:out", "out:in", "", nil)
-			if err := ch.Start(); err != nil {
-				return httpapi.HomeParts{}, err
-			}
-			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Engine: engine, Stop: func() {
-				stopped.Store(true)
-				engine.Close()
-			}}, nil
-		}, 0)
-		defer homes.Close()
-		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Homes: homes})
-		defer h.Close()
-		if rec := serve(h, "POST", "/homes/lab"); rec.Code != http.StatusOK {
-			t.Fatalf("create: %d %s", rec.Code, rec.Body)
-		}
+			return ch.Start()
+		})
 		sent, deleted := make(chan *httptest.ResponseRecorder), make(chan int)
 		go func() { sent <- serve(h, "POST", "/homes/lab/mediation/runtime/c/components/in/data") }()
 		<-entered
@@ -747,20 +733,7 @@ func (w *stalledWriter) Write(p []byte) (int, error) {
 // would otherwise hold the DELETE, and the server's shutdown, forever.
 func TestHomeDeleteDoesNotWaitForAStalledClient(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		var stopped atomic.Bool
-		homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
-			engine := mediation.NewEngine(mediation.Config{})
-			return httpapi.HomeParts{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Engine: engine, Stop: func() {
-				stopped.Store(true)
-				engine.Close()
-			}}, nil
-		}, 0)
-		defer homes.Close()
-		h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Homes: homes})
-		defer h.Close()
-		if rec := serve(h, "POST", "/homes/lab"); rec.Code != http.StatusOK {
-			t.Fatalf("create: %d %s", rec.Code, rec.Body)
-		}
+		h, stopped := labHome(t, nil)
 		w := &stalledWriter{ResponseRecorder: httptest.NewRecorder(), writing: make(chan struct{}), unstall: make(chan struct{})}
 		defer close(w.unstall) // the client reads at last, once the test is done
 		go h.ServeHTTP(w, newRequest("GET", "/homes/lab/platform/zones/zones", nil))
@@ -784,4 +757,34 @@ func TestNewHomesNilFactory(t *testing.T) {
 		}
 	}()
 	httpapi.NewHomes(nil, 0)
+}
+
+// labHome serves home "lab" of /homes, its engine set up by setup (when
+// not nil), and reports whether the home's parts were stopped. The homes
+// and the handler are closed at the end of the test.
+func labHome(t *testing.T, setup func(*mediation.Engine) error) (*httpapi.Handler, *atomic.Bool) {
+	t.Helper()
+	stopped := new(atomic.Bool)
+	homes := httpapi.NewHomes(func(name string, spec httpapi.HomeSpec) (httpapi.HomeParts, error) {
+		engine := mediation.NewEngine(mediation.Config{})
+		if setup != nil {
+			if err := setup(engine); err != nil {
+				engine.Close()
+				return httpapi.HomeParts{}, err
+			}
+		}
+		return httpapi.HomeParts{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Engine: engine, Stop: func() {
+			stopped.Store(true)
+			engine.Close()
+		}}, nil
+	}, 0)
+	h := httpapi.NewHandler(httpapi.Config{Home: sim.MustNew(sim.Config{WallClock: clock.NewMock()}), Homes: homes})
+	t.Cleanup(func() {
+		homes.Close()
+		h.Close()
+	})
+	if rec := serve(h, "POST", "/homes/lab"); rec.Code != http.StatusOK {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	return h, stopped
 }

@@ -50,7 +50,7 @@ func TestScriptActionsJournaled(t *testing.T) {
 	if _, err := s.Open(api); err != nil {
 		t.Fatal(err)
 	}
-	src := `<behavior factor="1"><create-zone id="a" leftX="0" topY="0" X-Length="10" Y-Length="10"/><delay value="1" unit="s"/><create-zone id="b" leftX="20" topY="0" X-Length="10" Y-Length="10"/></behavior>`
+	src := `<behavior factor="1"><create-zone id="a" leftX="0" topY="0" X-Length="10" Y-Length="10"/><delay value="1" unit="s"/><create-zone id="b" leftX="20" topY="0" X-Length="10" Y-Length="10"/><delay value="1" unit="s"/><create-zone id="c" leftX="40" topY="0" X-Length="10" Y-Length="10"/></behavior>`
 	if _, err := home.AddScript("s", []byte(src)); err != nil {
 		t.Fatal(err)
 	}
@@ -87,5 +87,16 @@ func TestScriptActionsJournaled(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"create-zone a", "create-zone b"}, actions); diff != "" {
 		t.Errorf("actions journaled (-want +got):\n%s", diff)
+	}
+	// Closed, the state hands the actions back to the player: they apply
+	// as without a state, not refused by a closed journal.
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := home.Advance(time.Second); err != nil { // zone c
+		t.Fatal(err)
+	}
+	if info, _ := home.Script("s"); len(home.Zones()) != 3 || info.Errors != 0 {
+		t.Errorf("after Close: %d zones, %d script errors (%s); want 3 and none", len(home.Zones()), info.Errors, info.LastError)
 	}
 }

@@ -234,18 +234,6 @@ func (e *homeEntry) stop() {
 	}
 }
 
-// lookup returns the home name, ready to serve, or a NotFound error.
-func (hs *Homes) lookup(name string) (*homeEntry, error) {
-	hs.mu.RLock()
-	e := hs.homes[name]
-	ready := e.serving() // read under the lock create and remove write under
-	hs.mu.RUnlock()
-	if !ready {
-		return nil, errkind.Errorf(errkind.NotFound, "home %q does not exist", name)
-	}
-	return e, nil
-}
-
 // enter returns the home name, ready to serve, counted in flight until
 // the caller calls its inflight.Done; or a NotFound error.
 func (hs *Homes) enter(name string) (*homeEntry, error) {
@@ -367,11 +355,12 @@ func (s *server) homeRoutes(r router) {
 				encode(w, http.StatusOK, homeInfo(DefaultHome, "", s.cfg, s.home))
 				return
 			}
-			e, err := s.homes.lookup(name)
+			e, err := s.homes.enter(name)
 			if err != nil {
 				writeError(w, r, err)
 				return
 			}
+			defer e.inflight.Done()
 			encode(w, http.StatusOK, e.info(s.cfg))
 		}),
 		"POST": http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
